@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Kiln: a shader compile-and-preview server.
+/// Modules run one way down the pipeline:
+/// KilnLanguage → KilnCompiler → KilnBytecode ← KilnVM → KilnRender → KilnCLI → kiln.
+/// The compiler and the VM never import each other; they meet in KilnBytecode.
+let optimized: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
+let package = Package(
+    name: "Kiln",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "kiln", targets: ["kiln"]),
+        .library(name: "KilnCompiler", targets: ["KilnCompiler"]),
+        .library(name: "KilnVM", targets: ["KilnVM"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // C shim over the system libraries (OpenSSL's libcrypto, libpng). No C type leaves
+        // the module that wraps it.
+        .systemLibrary(name: "CKiln", path: "Sources/CKiln"),
+        .target(name: "KilnBytecode"),
+        .target(name: "KilnLanguage"),
+        .target(name: "KilnCompiler", dependencies: ["KilnLanguage", "KilnBytecode", "CKiln"]),
+        .target(name: "KilnVM", dependencies: ["KilnBytecode"], swiftSettings: optimized),
+        .target(name: "KilnRender", dependencies: ["KilnVM", "KilnBytecode", "CKiln"], swiftSettings: optimized),
+        .target(name: "KilnCLI", dependencies: [
+            "KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnRender",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "kiln", dependencies: ["KilnCLI"]),
+        .testTarget(name: "KilnLanguageTests", dependencies: ["KilnLanguage"]),
+        .testTarget(name: "KilnBytecodeTests", dependencies: ["KilnBytecode"]),
+        .testTarget(name: "KilnCompilerTests", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode"]),
+        .testTarget(name: "KilnVMTests", dependencies: ["KilnVM", "KilnBytecode", "KilnCompiler"]),
+        .testTarget(name: "KilnRenderTests", dependencies: ["KilnRender", "KilnVM", "KilnCompiler", "KilnBytecode"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,1 @@
+// KilnCLI: the `kiln` commands. (Being written.)

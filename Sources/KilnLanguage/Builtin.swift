@@ -1,0 +1,41 @@
+/// The builtin functions of language.md §6. Semantic analysis resolves a call to one of
+/// these plus the argument types of the chosen overload (`BuiltinOverloads`); the
+/// compiler lowers each component-wise to VM instructions. `T` below is a float/half
+/// scalar or vector unless noted; vector overloads work per component.
+public enum Builtin: String, Hashable, Sendable, CaseIterable {
+    // trigonometry / exponentials (T → T)
+    case sin, cos, tan, asin, acos, atan, sinh, cosh, tanh
+    /// `atan2(y, x)`
+    case atan2
+    case exp, exp2, log, log2, log10, sqrt, rsqrt
+    /// `pow(x, y)`, `powr(x, y)` (powr: x ≥ 0 assumed; same evaluation)
+    case pow, powr
+    // rounding
+    case floor, ceil, trunc, round, rint, fract
+    /// `modf(x, thread T &ip)` → fractional part, writes integral part.
+    case modf
+    // min/max family (also int/uint overloads for abs, min, max, clamp)
+    case abs, fabs, min, max, fmin, fmax, min3, max3, clamp, saturate, sign
+    /// `fmod(x, y)` = x − y·trunc(x/y)
+    case fmod
+    /// `mix(a, b, t)` = a + (b − a)·t; `t` may be scalar with vector a, b.
+    case mix
+    /// `step(edge, x)` = x < edge ? 0 : 1
+    case step
+    /// `smoothstep(e0, e1, x)`: t = clamp((x−e0)/(e1−e0), 0, 1); t·t·(3−2t)
+    case smoothstep
+    /// `fma(a, b, c)` fused
+    case fma
+    // geometry (float vectors)
+    case dot, length, distance, normalize, cross, reflect, refract
+    /// `length_squared(v)`, `distance_squared(a, b)` (MSL extensions)
+    case lengthSquared = "length_squared", distanceSquared = "distance_squared"
+    case faceforward
+    // relational
+    /// `select(a, b, c)` = c ? b : a (per component)
+    case select
+    case all, any, isnan, isinf
+    // matrices
+    case transpose, determinant
+    /// `discard_fragment()` is a statement; not listed here.
+}

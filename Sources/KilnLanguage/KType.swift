@@ -1,0 +1,84 @@
+/// Scalar element types of the language. `half` is computed as binary32.
+public enum ScalarKind: String, Hashable, Sendable, CaseIterable {
+    case bool, int, uint, short, ushort, float, half
+
+    public var isFloat: Bool { self == .float || self == .half }
+    public var isInteger: Bool { self == .int || self == .uint || self == .short || self == .ushort }
+    public var isSigned: Bool { self == .int || self == .short }
+}
+
+/// `texture2d<T, access::…>` access qualifiers.
+public enum TextureAccess: String, Hashable, Sendable {
+    case sample, read
+}
+
+/// A resolved type, as semantic analysis assigns it to every expression.
+public indirect enum KType: Hashable, Sendable {
+    case void
+    case scalar(ScalarKind)
+    /// `floatN`, 2 ≤ N ≤ 4.
+    case vector(ScalarKind, Int)
+    /// `floatCxR`: `columns` column vectors of `rows` components (column-major).
+    case matrix(ScalarKind, columns: Int, rows: Int)
+    /// `T name[N]` or `array<T, N>`.
+    case array(KType, Int)
+    /// Index into `CheckedProgram.structs`.
+    case structure(Int)
+    /// `texture2d<element, access>`.
+    case texture(ScalarKind, TextureAccess)
+    case sampler
+    /// `SwiftUI::Layer`.
+    case layer
+    /// A pointer parameter (`device const float *`, `constant Vertex *`): indexable, read-only.
+    case pointer(KType, AddressSpace)
+
+    public static let float = KType.scalar(.float)
+    public static let half = KType.scalar(.half)
+    public static let int = KType.scalar(.int)
+    public static let uint = KType.scalar(.uint)
+    public static let bool = KType.scalar(.bool)
+
+    /// Element scalar of scalars, vectors and matrices.
+    public var scalarKind: ScalarKind? {
+        switch self {
+        case .scalar(let s), .vector(let s, _), .matrix(let s, _, _): return s
+        default: return nil
+        }
+    }
+
+    /// Number of 32-bit components of a value of this type when scalarized, given the
+    /// program's structs (resources count as 0).
+    public func componentCount(structs: [StructInfo]) -> Int {
+        switch self {
+        case .void, .texture, .sampler, .layer, .pointer: return 0
+        case .scalar: return 1
+        case .vector(_, let n): return n
+        case .matrix(_, let c, let r): return c * r
+        case .array(let element, let n): return n * element.componentCount(structs: structs)
+        case .structure(let index): return structs[index].fields.reduce(0) { $0 + $1.type.componentCount(structs: structs) }
+        }
+    }
+}
+
+/// A struct after checking.
+public struct StructInfo: Hashable, Sendable {
+    public struct Field: Hashable, Sendable {
+        public var name: String
+        public var type: KType
+        /// Attribute names with their argument text: `position`, `user(uv)`, `flat`, `attribute(0)`, `color(0)`.
+        public var attributes: [String]
+        public init(name: String, type: KType, attributes: [String]) {
+            self.name = name
+            self.type = type
+            self.attributes = attributes
+        }
+    }
+    public var name: String
+    public var fields: [Field]
+    public var range: SourceRange
+    public init(name: String, fields: [Field], range: SourceRange) {
+        self.name = name
+        self.fields = fields
+        self.range = range
+    }
+}

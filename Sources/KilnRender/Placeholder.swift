@@ -1,0 +1,1 @@
+// KilnRender: images, PNG, samplers, effects, tiles. (Being written.)

@@ -1,0 +1,2 @@
+// The `kiln` executable: only an entry point; the commands live in KilnCLI.
+print("kiln")
