@@ -32,11 +32,15 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "kiln", dependencies: ["KilnCLI"]),
+        // libFuzzer target over the whole compile + verify pipeline (see README "Fuzzing").
+        // A normal build makes a corpus-replay tool; `-DFUZZING -sanitize=fuzzer` makes the fuzzer.
+        .executableTarget(name: "KilnFuzz", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode"]),
         .testTarget(name: "KilnLanguageTests", dependencies: ["KilnLanguage"]),
         .testTarget(name: "KilnBytecodeTests", dependencies: ["KilnBytecode"]),
         .testTarget(name: "KilnCompilerTests", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode"]),
         .testTarget(name: "KilnVMTests", dependencies: ["KilnVM", "KilnBytecode", "KilnCompiler"]),
         .testTarget(name: "KilnRenderTests", dependencies: ["KilnRender", "KilnVM", "KilnCompiler", "KilnBytecode"]),
+        .testTarget(name: "KilnCLITests", dependencies: ["KilnCLI", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,0 +1,1 @@
+// Placeholder; the CLI helper writes the fuzz entry point.
