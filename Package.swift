@@ -40,6 +40,7 @@ let package = Package(
         .testTarget(name: "KilnCompilerTests", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode"]),
         .testTarget(name: "KilnVMTests", dependencies: ["KilnVM", "KilnBytecode", "KilnCompiler"]),
         .testTarget(name: "KilnRenderTests", dependencies: ["KilnRender", "KilnVM", "KilnCompiler", "KilnBytecode"]),
+        .testTarget(name: "KilnIntegrationTests", dependencies: ["KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM"]),
         .testTarget(name: "KilnCLITests", dependencies: ["KilnCLI", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender"]),
     ],
     swiftLanguageModes: [.v5]

@@ -1,0 +1,188 @@
+/// One token of Kiln source, as the lexer produces it and the preprocessor passes it on.
+///
+/// Keywords are identifiers (the parser knows which spellings are reserved); punctuators
+/// carry their spelling in `text`. `[[` is two `[` tokens so that `a[b[0]]` lexes the same
+/// as in C; the parser recognizes attributes from context.
+public struct Token: Sendable {
+    public enum Kind: Sendable, Equatable {
+        case identifier
+        case integerLiteral
+        case floatLiteral
+        case stringLiteral
+        case characterLiteral
+        case punctuator
+        case endOfFile
+    }
+
+    /// Where a token produced by macro expansion came from.
+    public struct Expansion: Sendable, Hashable {
+        /// The outermost macro whose use produced the token.
+        public var macro: String
+        /// The macro use in the user's file (name through closing parenthesis).
+        public var useRange: SourceRange
+        public init(macro: String, useRange: SourceRange) {
+            self.macro = macro
+            self.useRange = useRange
+        }
+    }
+
+    public var kind: Kind
+    /// The spelling (for literals: as written, suffix included).
+    public var text: String
+    /// The token's place in a user file; for macro-expanded tokens, the macro use.
+    public var range: SourceRange
+    /// First token on its line (preprocessing directives start with such a `#`).
+    public var isAtLineStart: Bool
+    /// Whitespace or a comment precedes the token (for `#` stringizing).
+    public var hasLeadingSpace: Bool
+    /// `///` lines directly above this token, without the slashes.
+    public var documentation: [String]
+    /// Set when the token came out of a macro expansion.
+    public var expansion: Expansion?
+    /// Macros that must not expand this token again (the recursion guard of rescanning).
+    var hideSet: [String]
+
+    public init(kind: Kind, text: String, range: SourceRange, isAtLineStart: Bool = false,
+                hasLeadingSpace: Bool = false, documentation: [String] = [], expansion: Expansion? = nil) {
+        self.kind = kind
+        self.text = text
+        self.range = range
+        self.isAtLineStart = isAtLineStart
+        self.hasLeadingSpace = hasLeadingSpace
+        self.documentation = documentation
+        self.expansion = expansion
+        self.hideSet = []
+    }
+
+    /// `true` for the punctuator spelled `spelling`.
+    @inline(__always)
+    public func isPunctuator(_ spelling: String) -> Bool {
+        kind == .punctuator && text == spelling
+    }
+
+    /// `true` for the identifier (or keyword) spelled `spelling`.
+    @inline(__always)
+    public func isIdentifier(_ spelling: String) -> Bool {
+        kind == .identifier && text == spelling
+    }
+}
+
+/// The value of a numeric literal's spelling, shared by the lexer (which reports bad
+/// literals), the parser and `#if` evaluation.
+public enum NumericLiteral: Equatable, Sendable {
+    /// Suffix normalized as in `Expression.Kind.integerLiteral`: "" or "u".
+    case integer(UInt64, suffix: String)
+    /// Suffix lowercased: "", "f" or "h".
+    case float(Double, suffix: String)
+    /// Not a valid literal; the message says why.
+    case invalid(String)
+
+    /// Classifies and evaluates `text` (a pp-number as the lexer delimits it).
+    public static func parse(_ text: String) -> NumericLiteral {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first else { return .invalid("empty numeric literal") }
+        let isHex = bytes.count >= 2 && first == UInt8(ascii: "0") && (bytes[1] | 0x20) == UInt8(ascii: "x")
+        if isHex { return parseHex(bytes, text: text) }
+        // Decimal or octal: split the digits/fraction/exponent from the suffix.
+        var index = 0
+        var isFloat = false
+        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isFloat = true
+            index += 1
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, (bytes[index] | 0x20) == UInt8(ascii: "e") {
+            var look = index + 1
+            if look < bytes.count, bytes[look] == UInt8(ascii: "+") || bytes[look] == UInt8(ascii: "-") { look += 1 }
+            guard look < bytes.count, isDigit(bytes[look]) else {
+                return .invalid("exponent has no digits")
+            }
+            isFloat = true
+            index = look
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let body = String(decoding: bytes[0..<index], as: UTF8.self)
+        let suffix = String(decoding: bytes[index...], as: UTF8.self)
+        let lowerSuffix = suffix.lowercased()
+        if isFloat || lowerSuffix == "h" {
+            guard lowerSuffix == "" || lowerSuffix == "f" || lowerSuffix == "h" else {
+                return .invalid("invalid suffix '\(suffix)' on floating constant")
+            }
+            guard let value = Double(body) else { return .invalid("invalid floating constant '\(text)'") }
+            guard value.isFinite else { return .invalid("magnitude of floating-point constant too large") }
+            return .float(value, suffix: lowerSuffix)
+        }
+        guard let normalized = integerSuffix(lowerSuffix) else {
+            return .invalid("invalid suffix '\(suffix)' on integer constant")
+        }
+        let isOctal = body.utf8.count > 1 && first == UInt8(ascii: "0")
+        var value: UInt64 = 0
+        for digit in body.utf8 {
+            let d = UInt64(digit - UInt8(ascii: "0"))
+            if isOctal, d > 7 { return .invalid("invalid digit '\(d)' in octal constant") }
+            let (times, o1) = value.multipliedReportingOverflow(by: isOctal ? 8 : 10)
+            let (sum, o2) = times.addingReportingOverflow(d)
+            if o1 || o2 { return .invalid("integer literal is too large to be represented in any integer type") }
+            value = sum
+        }
+        return .integer(value, suffix: normalized)
+    }
+
+    private static func parseHex(_ bytes: [UInt8], text: String) -> NumericLiteral {
+        var index = 2
+        var value: UInt64 = 0
+        var digits = 0
+        var overflow = false
+        while index < bytes.count, let d = hexValue(bytes[index]) {
+            let (times, o1) = value.multipliedReportingOverflow(by: 16)
+            let (sum, o2) = times.addingReportingOverflow(UInt64(d))
+            overflow = overflow || o1 || o2
+            value = sum
+            digits += 1
+            index += 1
+        }
+        let rest = bytes[index...]
+        if rest.contains(UInt8(ascii: ".")) || rest.contains(where: { $0 | 0x20 == UInt8(ascii: "p") }) {
+            // Hexadecimal float: `0x1.8p1`, optionally suffixed.
+            var end = bytes.count
+            var suffix = ""
+            if let last = bytes.last, (last | 0x20) == UInt8(ascii: "f") || (last | 0x20) == UInt8(ascii: "h") {
+                end -= 1
+                suffix = String(UnicodeScalar(last | 0x20))
+            }
+            let body = String(decoding: bytes[0..<end], as: UTF8.self)
+            guard body.contains(where: { $0 == "p" || $0 == "P" }), let value = Double(body), value.isFinite else {
+                return .invalid("invalid hexadecimal floating constant '\(text)'")
+            }
+            return .float(value, suffix: suffix)
+        }
+        guard digits > 0 else { return .invalid("hexadecimal constant '\(text)' has no digits") }
+        let suffix = String(decoding: rest, as: UTF8.self)
+        guard let normalized = integerSuffix(suffix.lowercased()) else {
+            return .invalid("invalid suffix '\(suffix)' on integer constant")
+        }
+        if overflow { return .invalid("integer literal is too large to be represented in any integer type") }
+        return .integer(value, suffix: normalized)
+    }
+
+    /// "" / "u" for the C integer suffixes (`u`, `l`, `ul`, `ll`, `ull`, …), `nil` otherwise.
+    private static func integerSuffix(_ lower: String) -> String? {
+        switch lower {
+        case "", "l", "ll": return ""
+        case "u", "ul", "lu", "ull", "llu": return "u"
+        default: return nil
+        }
+    }
+
+    @inline(__always) private static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 48...57: return c - 48
+        case 97...102: return c - 87
+        case 65...70: return c - 55
+        default: return nil
+        }
+    }
+}
