@@ -27,21 +27,27 @@ let package = Package(
         .target(name: "KilnCompiler", dependencies: ["KilnLanguage", "KilnBytecode", "CKiln"]),
         .target(name: "KilnVM", dependencies: ["KilnBytecode"], swiftSettings: optimized),
         .target(name: "KilnRender", dependencies: ["KilnVM", "KilnBytecode", "CKiln"], swiftSettings: optimized),
+        // The only code that touches libwebsockets: HTTP + WebSocket + TLS, no shader knowledge.
+        .target(name: "KilnWebSockets", dependencies: ["CKiln"]),
+        // Sessions, protocol, compile cache, frame scheduling, limits, metrics.
+        .target(name: "KilnServer", dependencies: ["KilnWebSockets", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnVM"]),
         .target(name: "KilnCLI", dependencies: [
-            "KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnRender",
+            "KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnRender", "KilnServer", "KilnWebSockets",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "kiln", dependencies: ["KilnCLI"]),
         // libFuzzer target over the whole compile + verify pipeline (see README "Fuzzing").
         // A normal build makes a corpus-replay tool; `-DFUZZING -sanitize=fuzzer` makes the fuzzer.
         .executableTarget(name: "KilnFuzz", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode"]),
-        .testTarget(name: "KilnLanguageTests", dependencies: ["KilnLanguage"]),
-        .testTarget(name: "KilnBytecodeTests", dependencies: ["KilnBytecode"]),
+        .testTarget(name: "KilnLanguageTests", dependencies: ["KilnLanguage"], exclude: ["Golden"]),
+        .testTarget(name: "KilnBytecodeTests", dependencies: ["KilnBytecode"], exclude: ["Golden"]),
         .testTarget(name: "KilnCompilerTests", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode"]),
         .testTarget(name: "KilnVMTests", dependencies: ["KilnVM", "KilnBytecode", "KilnCompiler"]),
-        .testTarget(name: "KilnRenderTests", dependencies: ["KilnRender", "KilnVM", "KilnCompiler", "KilnBytecode"]),
+        .testTarget(name: "KilnRenderTests", dependencies: ["KilnRender", "KilnVM", "KilnCompiler", "KilnBytecode", "KilnLanguage"],
+                    exclude: ["Golden", "Fixtures"]),
         .testTarget(name: "KilnIntegrationTests", dependencies: ["KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM"]),
-        .testTarget(name: "KilnCLITests", dependencies: ["KilnCLI", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender"]),
+        .testTarget(name: "KilnServerTests", dependencies: ["KilnServer", "KilnWebSockets", "KilnBytecode", "KilnLanguage", "KilnCompiler"]),
+        .testTarget(name: "KilnCLITests", dependencies: ["KilnCLI", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -13,7 +13,7 @@ public enum TextureAccess: String, Hashable, Sendable {
 }
 
 /// A resolved type, as semantic analysis assigns it to every expression.
-public indirect enum KType: Hashable, Sendable {
+public enum KType: Hashable, Sendable {
     case void
     case scalar(ScalarKind)
     /// `floatN`, 2 ≤ N ≤ 4.
@@ -21,7 +21,7 @@ public indirect enum KType: Hashable, Sendable {
     /// `floatCxR`: `columns` column vectors of `rows` components (column-major).
     case matrix(ScalarKind, columns: Int, rows: Int)
     /// `T name[N]` or `array<T, N>`.
-    case array(KType, Int)
+    indirect case array(KType, Int)
     /// Index into `CheckedProgram.structs`.
     case structure(Int)
     /// `texture2d<element, access>`.
@@ -30,7 +30,7 @@ public indirect enum KType: Hashable, Sendable {
     /// `SwiftUI::Layer`.
     case layer
     /// A pointer parameter (`device const float *`, `constant Vertex *`): indexable, read-only.
-    case pointer(KType, AddressSpace)
+    indirect case pointer(KType, AddressSpace)
 
     public static let float = KType.scalar(.float)
     public static let half = KType.scalar(.half)

@@ -14,12 +14,13 @@ public struct Token: Sendable {
         case endOfFile
     }
 
-    /// Where a token produced by macro expansion came from.
-    public struct Expansion: Sendable, Hashable {
+    /// Where a token produced by macro expansion came from (a class: shared by all tokens
+    /// of one expansion, and it keeps `Token` small for the parser's deep recursion).
+    public final class Expansion: Sendable {
         /// The outermost macro whose use produced the token.
-        public var macro: String
+        public let macro: String
         /// The macro use in the user's file (name through closing parenthesis).
-        public var useRange: SourceRange
+        public let useRange: SourceRange
         public init(macro: String, useRange: SourceRange) {
             self.macro = macro
             self.useRange = useRange
@@ -39,8 +40,29 @@ public struct Token: Sendable {
     public var documentation: [String]
     /// Set when the token came out of a macro expansion.
     public var expansion: Expansion?
-    /// Macros that must not expand this token again (the recursion guard of rescanning).
-    var hideSet: [String]
+    /// Macros that must not expand this token again (the recursion guard of rescanning):
+    /// an index into the preprocessor's interned sets, 0 being the empty set.
+    var hideSet: Int32
+    /// `WordFlags` of an identifier, computed once by the lexer so the parser needs no
+    /// string hashing to tell keywords and builtin type names.
+    var wordFlags: UInt8 = 0
+
+    /// A reserved word of C++/MSL (`if`, `struct`, `const`, `true`, …).
+    @inline(__always) public var isReservedWord: Bool { wordFlags & Token.reservedFlag != 0 }
+    /// A builtin type name (`float2`, `texture2d`, `half3x3`, …).
+    @inline(__always) public var isBuiltinTypeName: Bool { wordFlags & Token.builtinTypeFlag != 0 }
+
+    static let reservedFlag: UInt8 = 1
+    static let builtinTypeFlag: UInt8 = 2
+    static let wordFlagTable: [String: UInt8] = {
+        var table: [String: UInt8] = [:]
+        for word in Parser.reservedWords { table[word, default: 0] |= reservedFlag }
+        for word in Parser.builtinTypeNames { table[word, default: 0] |= builtinTypeFlag }
+        return table
+    }()
+
+    /// The flags of an identifier spelled `text`.
+    static func wordFlags(of text: String) -> UInt8 { wordFlagTable[text] ?? 0 }
 
     public init(kind: Kind, text: String, range: SourceRange, isAtLineStart: Bool = false,
                 hasLeadingSpace: Bool = false, documentation: [String] = [], expansion: Expansion? = nil) {
@@ -51,7 +73,7 @@ public struct Token: Sendable {
         self.hasLeadingSpace = hasLeadingSpace
         self.documentation = documentation
         self.expansion = expansion
-        self.hideSet = []
+        self.hideSet = 0
     }
 
     /// `true` for the punctuator spelled `spelling`.

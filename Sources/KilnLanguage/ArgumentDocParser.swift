@@ -1,0 +1,182 @@
+/// Parses Kiln's doc-comment extension that describes an entry's arguments for preview UIs:
+///
+///     /// @arg amplitude 0...20 = 4 "wave height in points"
+///     /// @arg tint = 1, 0.5, 0, 1 "a color"
+///     /// @arg glow = #ffcc00ff
+///
+/// Grammar of one line (every part after the name is optional, in this order):
+///
+///     '@arg' name [number '...' number] ['=' default] ['"' help '"']
+///     default := number {',' number} | '#' hex{6 or 8}
+///
+/// A `#rrggbb[aa]` default becomes four components in 0…1.
+enum ArgumentDocParser {
+    struct Result {
+        var docs: [ArgumentDoc] = []
+        /// Messages about malformed `@arg` lines (reported as warnings).
+        var problems: [String] = []
+    }
+
+    static func parse(_ lines: [String]) -> Result {
+        var result = Result()
+        for line in lines {
+            let text = Substring(line).drop { $0 == " " || $0 == "\t" || $0 == "/" || $0 == "*" }
+            guard text.hasPrefix("@arg") else { continue }
+            switch parseLine(text.dropFirst(4)) {
+            case .success(let doc): result.docs.append(doc)
+            case .failure(let problem): result.problems.append(problem.message)
+            }
+        }
+        return result
+    }
+
+    struct Problem: Error { var message: String }
+
+    private static func parseLine(_ line: Substring) -> Swift.Result<ArgumentDoc, Problem> {
+        var scanner = Scanner(text: Array(line.utf8))
+        scanner.skipSpaces()
+        guard let name = scanner.identifier() else {
+            return .failure(Problem(message: "malformed '@arg' line: expected an argument name"))
+        }
+        var minimum: Double?, maximum: Double?
+        var defaultValue: [Double] = []
+        var help = ""
+        scanner.skipSpaces()
+        if let low = scanner.number() {
+            scanner.skipSpaces()
+            let rangeProblem = Problem(message: "malformed '@arg \(name)': expected a range 'min...max'")
+            guard scanner.consume("...") else { return .failure(rangeProblem) }
+            scanner.skipSpaces()
+            guard let high = scanner.number() else { return .failure(rangeProblem) }
+            minimum = low
+            maximum = high
+            scanner.skipSpaces()
+        }
+        if scanner.consume("=") {
+            scanner.skipSpaces()
+            if scanner.consume("#") {
+                guard let color = scanner.hexColor() else {
+                    return .failure(Problem(message: "malformed '@arg \(name)': expected a color '#rrggbb' or '#rrggbbaa'"))
+                }
+                defaultValue = color
+            } else {
+                repeat {
+                    scanner.skipSpaces()
+                    guard let value = scanner.number() else {
+                        return .failure(Problem(message: "malformed '@arg \(name)': expected a default value after '='"))
+                    }
+                    defaultValue.append(value)
+                    scanner.skipSpaces()
+                } while scanner.consume(",")
+            }
+            scanner.skipSpaces()
+        }
+        if scanner.consume("\"") {
+            guard let text = scanner.until(UInt8(ascii: "\"")) else {
+                return .failure(Problem(message: "malformed '@arg \(name)': unterminated help string"))
+            }
+            help = text
+            scanner.skipSpaces()
+        }
+        guard scanner.atEnd else {
+            return .failure(Problem(message: "malformed '@arg \(name)': unexpected text '\(scanner.rest)'"))
+        }
+        if let low = minimum, let high = maximum, low > high {
+            return .failure(Problem(message: "malformed '@arg \(name)': range \(low)...\(high) is empty"))
+        }
+        return .success(ArgumentDoc(name: name, minimum: minimum, maximum: maximum, defaultValue: defaultValue, help: help))
+    }
+
+    /// A byte cursor over one line.
+    private struct Scanner {
+        let text: [UInt8]
+        var position = 0
+
+        var atEnd: Bool { position >= text.count }
+        var rest: String { String(decoding: text[position...], as: UTF8.self) }
+
+        mutating func skipSpaces() {
+            while position < text.count, text[position] == UInt8(ascii: " ") || text[position] == UInt8(ascii: "\t") {
+                position += 1
+            }
+        }
+
+        mutating func consume(_ literal: String) -> Bool {
+            let bytes = Array(literal.utf8)
+            guard position + bytes.count <= text.count, Array(text[position..<position + bytes.count]) == bytes else { return false }
+            position += bytes.count
+            return true
+        }
+
+        mutating func identifier() -> String? {
+            let start = position
+            while position < text.count {
+                let c = text[position]
+                let isLetter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95
+                let isDigit = c >= 48 && c <= 57
+                guard isLetter || (isDigit && position > start) else { break }
+                position += 1
+            }
+            return position > start ? String(decoding: text[start..<position], as: UTF8.self) : nil
+        }
+
+        /// A decimal number: optional sign, digits, optional fraction and exponent. Stops before `...`.
+        mutating func number() -> Double? {
+            let start = position
+            if position < text.count, text[position] == UInt8(ascii: "-") || text[position] == UInt8(ascii: "+") { position += 1 }
+            var digits = 0
+            func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+            while position < text.count, isDigit(text[position]) { position += 1; digits += 1 }
+            // A '.' starts a fraction unless it begins the range operator '...'.
+            if position < text.count, text[position] == UInt8(ascii: "."),
+               !(position + 1 < text.count && text[position + 1] == UInt8(ascii: ".")) {
+                position += 1
+                while position < text.count, isDigit(text[position]) { position += 1; digits += 1 }
+            }
+            if digits > 0, position < text.count, text[position] == UInt8(ascii: "e") || text[position] == UInt8(ascii: "E") {
+                var p = position + 1
+                if p < text.count, text[p] == UInt8(ascii: "-") || text[p] == UInt8(ascii: "+") { p += 1 }
+                if p < text.count, isDigit(text[p]) {
+                    position = p
+                    while position < text.count, isDigit(text[position]) { position += 1 }
+                }
+            }
+            guard digits > 0, let value = Double(String(decoding: text[start..<position], as: UTF8.self)) else {
+                position = start
+                return nil
+            }
+            return value
+        }
+
+        mutating func hexColor() -> [Double]? {
+            let start = position
+            while position < text.count, hexValue(text[position]) != nil { position += 1 }
+            let digits = text[start..<position].compactMap(hexValue)
+            guard digits.count == 6 || digits.count == 8 else { return nil }
+            var components: [Double] = []
+            for i in stride(from: 0, to: digits.count, by: 2) {
+                components.append(Double(digits[i] * 16 + digits[i + 1]) / 255)
+            }
+            if components.count == 3 { components.append(1) }
+            return components
+        }
+
+        private func hexValue(_ c: UInt8) -> Int? {
+            switch c {
+            case 48...57: return Int(c) - 48
+            case 97...102: return Int(c) - 87
+            case 65...70: return Int(c) - 55
+            default: return nil
+            }
+        }
+
+        mutating func until(_ terminator: UInt8) -> String? {
+            let start = position
+            while position < text.count, text[position] != terminator { position += 1 }
+            guard position < text.count else { return nil }
+            let value = String(decoding: text[start..<position], as: UTF8.self)
+            position += 1
+            return value
+        }
+    }
+}

@@ -1,0 +1,180 @@
+/// One concrete overload of a builtin function: `clamp(float3, float, float) -> float3`.
+struct BuiltinOverload: Sendable {
+    let builtin: Builtin
+    let parameters: [KType]
+    let result: KType
+    /// Parameters passed as `thread T &` (an lvalue is required and written), e.g. `modf`'s second.
+    let referenceParameters: [Bool]
+    /// Builtins have no default arguments (one `nil` per parameter, shared by every call).
+    let noDefaults: [TypedExpression?]
+
+    init(builtin: Builtin, parameters: [KType], result: KType, referenceParameters: [Bool]) {
+        self.builtin = builtin
+        self.parameters = parameters
+        self.result = result
+        self.referenceParameters = referenceParameters
+        self.noDefaults = Array(repeating: nil, count: parameters.count)
+    }
+}
+
+/// The builtin functions' overloads as one declarative table (language.md §6).
+///
+/// Each row is a generic signature over a family of types `T`; expanding the rows gives the
+/// concrete overloads MSL declares, which the checker ranks like user overloads.
+enum BuiltinOverloads {
+    /// The types `T` of a row ranges over.
+    enum Family {
+        /// float and half scalars and vectors.
+        case floating
+        /// float and half vectors (geometry, vector/scalar mixes).
+        case floatingVector
+        /// float3 and half3 (`cross`).
+        case floating3
+        /// float, half, int and uint scalars and vectors.
+        case numeric
+        /// float, half, int and uint vectors.
+        case numericVector
+        /// Everything `select` picks between: numeric and bool, scalars and vectors.
+        case selectable
+        /// bool and boolN.
+        case boolean
+        /// Every float/half matrix.
+        case matrix
+        /// Square float/half matrices.
+        case squareMatrix
+
+        var types: [KType] {
+            func scalarsAndVectors(_ kinds: [ScalarKind], sizes: ClosedRange<Int>) -> [KType] {
+                kinds.flatMap { kind in sizes.map { TypeResolver.vector(kind, $0) } }
+            }
+            switch self {
+            case .floating: return scalarsAndVectors([.float, .half], sizes: 1...4)
+            case .floatingVector: return scalarsAndVectors([.float, .half], sizes: 2...4)
+            case .floating3: return [.vector(.float, 3), .vector(.half, 3)]
+            case .numeric: return scalarsAndVectors([.float, .half, .int, .uint], sizes: 1...4)
+            case .numericVector: return scalarsAndVectors([.float, .half, .int, .uint], sizes: 2...4)
+            case .selectable: return scalarsAndVectors([.float, .half, .int, .uint, .bool], sizes: 1...4)
+            case .boolean: return scalarsAndVectors([.bool], sizes: 1...4)
+            case .matrix:
+                return [ScalarKind.float, .half].flatMap { kind in
+                    (2...4).flatMap { c in (2...4).map { r in KType.matrix(kind, columns: c, rows: r) } }
+                }
+            case .squareMatrix:
+                return [ScalarKind.float, .half].flatMap { kind in (2...4).map { KType.matrix(kind, columns: $0, rows: $0) } }
+            }
+        }
+    }
+
+    /// A parameter's or result's type in terms of `T`.
+    enum Shape {
+        /// `T` itself.
+        case t
+        /// `T`'s element scalar (`float` for `float3`).
+        case scalarOfT
+        /// `bool` with `T`'s shape (`bool3` for `float3`).
+        case boolOfT
+        /// Plain `bool`.
+        case bool
+        /// `thread T &`.
+        case referenceT
+        /// `T` with rows and columns swapped.
+        case transposedT
+
+        func type(for t: KType) -> KType {
+            switch self {
+            case .t, .referenceT: return t
+            case .scalarOfT: return .scalar(t.scalarKind ?? .float)
+            case .bool: return .bool
+            case .boolOfT:
+                if case .vector(_, let n) = t { return .vector(.bool, n) }
+                return .bool
+            case .transposedT:
+                if case .matrix(let kind, let c, let r) = t { return .matrix(kind, columns: r, rows: c) }
+                return t
+            }
+        }
+    }
+
+    /// A generic signature: every builtin in `builtins` has it for every `T` in `family`.
+    struct Row {
+        let builtins: [Builtin]
+        let family: Family
+        let parameters: [Shape]
+        let result: Shape
+        init(_ builtins: [Builtin], _ family: Family, _ parameters: [Shape], _ result: Shape) {
+            self.builtins = builtins
+            self.family = family
+            self.parameters = parameters
+            self.result = result
+        }
+    }
+
+    /// The table. Order within a name does not matter: overload ranking decides.
+    static let rows: [Row] = [
+        // T → T
+        Row([.sin, .cos, .tan, .asin, .acos, .atan, .sinh, .cosh, .tanh, .exp, .exp2, .log, .log2, .log10,
+             .sqrt, .rsqrt, .floor, .ceil, .trunc, .round, .rint, .fract, .saturate, .sign, .fabs],
+            .floating, [.t], .t),
+        Row([.abs], .numeric, [.t], .t),
+        // (T, T) → T
+        Row([.atan2, .pow, .powr, .fmod, .step, .fmin, .fmax], .floating, [.t, .t], .t),
+        Row([.min, .max], .numeric, [.t, .t], .t),
+        Row([.min, .max], .numericVector, [.t, .scalarOfT], .t),
+        Row([.fmin, .fmax], .floatingVector, [.t, .scalarOfT], .t),
+        Row([.step], .floatingVector, [.scalarOfT, .t], .t),
+        // (T, T, T) → T
+        Row([.clamp, .min3, .max3], .numeric, [.t, .t, .t], .t),
+        Row([.clamp], .numericVector, [.t, .scalarOfT, .scalarOfT], .t),
+        Row([.mix, .smoothstep, .fma], .floating, [.t, .t, .t], .t),
+        Row([.mix], .floatingVector, [.t, .t, .scalarOfT], .t),
+        Row([.smoothstep], .floatingVector, [.scalarOfT, .scalarOfT, .t], .t),
+        Row([.modf], .floating, [.t, .referenceT], .t),
+        // geometry
+        Row([.dot, .distance, .distanceSquared], .floatingVector, [.t, .t], .scalarOfT),
+        Row([.length, .lengthSquared], .floatingVector, [.t], .scalarOfT),
+        Row([.normalize], .floatingVector, [.t], .t),
+        Row([.reflect], .floatingVector, [.t, .t], .t),
+        Row([.refract], .floatingVector, [.t, .t, .scalarOfT], .t),
+        Row([.faceforward], .floatingVector, [.t, .t, .t], .t),
+        Row([.cross], .floating3, [.t, .t], .t),
+        // relational
+        Row([.select], .selectable, [.t, .t, .boolOfT], .t),
+        Row([.select], .numericVector, [.t, .t, .bool], .t),
+        Row([.all, .any], .boolean, [.t], .bool),
+        Row([.isnan, .isinf], .floating, [.t], .boolOfT),
+        // matrices
+        Row([.transpose], .matrix, [.t], .transposedT),
+        Row([.determinant], .squareMatrix, [.t], .scalarOfT),
+    ]
+
+    /// Other MSL names of the same builtins (for finite values they compute the same).
+    static let aliases: [String: Builtin] = ["fmin3": .min3, "fmax3": .max3]
+
+    /// Concrete overloads by source name (`length_squared`, `sin`, …).
+    static let byName: [String: [BuiltinOverload]] = {
+        var table: [String: [BuiltinOverload]] = [:]
+        for row in rows {
+            let types = row.family.types
+            let references = row.parameters.map { $0 == .referenceT }
+            for builtin in row.builtins {
+                for t in types {
+                    let overload = BuiltinOverload(builtin: builtin,
+                                                   parameters: row.parameters.map { $0.type(for: t) },
+                                                   result: row.result.type(for: t),
+                                                   referenceParameters: references)
+                    table[builtin.rawValue, default: []].append(overload)
+                }
+            }
+        }
+        for (alias, builtin) in aliases {
+            // fmin3/fmax3 are float-only in MSL.
+            table[alias] = table[builtin.rawValue]?.filter { $0.result.scalarKind?.isFloat == true }
+        }
+        return table
+    }()
+
+    /// The overloads of builtin `name`, empty if it is not a builtin.
+    static func overloads(named name: String) -> [BuiltinOverload] {
+        byName[name] ?? []
+    }
+}

@@ -1,0 +1,206 @@
+/// Semantic analysis: turns a parsed `TranslationUnit` into a `CheckedProgram`.
+///
+/// The checker resolves names and types, makes every conversion, splat, default argument
+/// and overload choice explicit, classifies entry points, and reports problems the way
+/// clang would (precise ranges, notes, fix-its). An expression with an error checks to
+/// `nil`, which silences every follow-on diagnostic about it, so one mistake is reported once.
+///
+/// It runs in two passes over the declarations, both in source order:
+/// 1. types, enums, aliases, program-scope constants and function signatures
+///    (`Checker+Declarations.swift`);
+/// 2. function bodies (`Checker+Statements.swift`, `Checker+Expressions.swift`) and entry
+///    classification (`Checker+Entries.swift`).
+/// A body only sees functions declared before it (or itself), as in C++.
+final class Checker {
+    let files: [SourceFile]
+    let limits: LanguageLimits
+    private(set) var diagnostics: [Diagnostic] = []
+    private(set) var errorCount = 0
+    /// Set once `limits.maxErrors` is reached; later errors are dropped.
+    private var stoppedReporting = false
+    /// Errors are no longer shown, so expensive explanations (suggestions) can be skipped.
+    var reportingStopped: Bool { stoppedReporting }
+
+    // MARK: Program being built
+
+    var structs: [StructInfo] = []
+    var globals: [GlobalInfo] = []
+    /// Values of scalar globals whose initializer is a constant (for array sizes and labels).
+    var globalConstants: [GlobalID: ConstantValue] = [:]
+    var functions: [CheckedFunction] = []
+    var entries: [EntryInfo] = []
+
+    // MARK: Program-scope names
+
+    /// Structs, enums and aliases by name.
+    var typeNames: [String: KType] = [:]
+    /// `constant` globals and `constexpr sampler`s by name.
+    var globalNames: [String: GlobalID] = [:]
+    /// Cases of unscoped enums, visible unqualified.
+    var enumConstants: [String: ConstantValue] = [:]
+    /// Cases of every enum, by enum name then case name (`Mode::fast`).
+    var enumCases: [String: [String: ConstantValue]] = [:]
+    /// Where each program-scope name (type, global, enumerator) was declared: the index of
+    /// its top-level declaration and its range. Pass 1 declares everything before bodies are
+    /// checked, so bodies use this to see only what C++ would: names declared above them.
+    var namePositions: [String: (index: Int, range: SourceRange)] = [:]
+    /// Index of the top-level declaration pass 1 is at.
+    var declarationIndex = 0
+    /// Program-scope names whose declaration had an error: uses stay silent (no cascade).
+    var poisonedNames: Set<String> = []
+    /// Every declared function signature, in declaration order.
+    var signatures: [FunctionSignature] = []
+    /// Function definitions declared so far; the next one gets this `FunctionID`.
+    var definitionCount = 0
+    /// Indexes into `signatures` by function name.
+    var overloads: [String: [Int]] = [:]
+
+    // MARK: The function being checked
+
+    /// `nil` while checking program-scope declarations.
+    var current: FunctionContext?
+    var scope = Scope()
+    /// Call graph edges between function definitions (for recursion).
+    var callees: [FunctionID: Set<FunctionID>] = [:]
+    /// Functions some call has targeted so far (a caller not among them cannot close a cycle).
+    var calledFunctions: Set<FunctionID> = []
+    /// Caller/callee pairs already reported as recursive.
+    var reportedRecursion: Set<[FunctionID]> = []
+    /// Open `checkExpression` calls; 0 at an outermost expression (see `expressionFitsDepthLimit`).
+    var expressionNesting = 0
+
+    init(files: [SourceFile], limits: LanguageLimits) {
+        self.files = files
+        self.limits = limits
+    }
+
+    /// Checks a whole translation unit. The program is `nil` when any error was reported.
+    func check(_ unit: TranslationUnit) -> CheckedProgram? {
+        let definitions = declareAll(unit.declarations)
+        for definition in definitions {
+            checkDefinition(definition)
+        }
+        guard errorCount == 0 else { return nil }
+        return CheckedProgram(structs: structs, globals: globals, functions: functions, entries: entries)
+    }
+
+    // MARK: Diagnostics
+
+    func error(_ message: String, at range: SourceRange, notes: [Diagnostic.Note] = [], fixIt: Diagnostic.FixIt? = nil) {
+        errorCount += 1
+        guard !stoppedReporting else { return }
+        if errorCount > limits.maxErrors {
+            stoppedReporting = true
+            diagnostics.append(.error("too many errors emitted, stopping now (limit maxErrors = \(limits.maxErrors))", at: range))
+            return
+        }
+        diagnostics.append(.error(message, at: range, notes: notes, fixIt: fixIt))
+    }
+
+    func warning(_ message: String, at range: SourceRange, notes: [Diagnostic.Note] = [], fixIt: Diagnostic.FixIt? = nil) {
+        guard !stoppedReporting else { return }
+        diagnostics.append(.warning(message, at: range, notes: notes, fixIt: fixIt))
+    }
+
+    /// Records that a program-scope name is declared by the current top-level declaration.
+    func noteDeclared(_ name: String, at range: SourceRange) {
+        if namePositions[name] == nil { namePositions[name] = (declarationIndex, range) }
+    }
+
+    /// If `name` is declared below the function being checked, reports its use as C++ would
+    /// (undeclared, with a note pointing at the later declaration) and returns true.
+    func reportIfDeclaredLater(_ name: String, at range: SourceRange, what: String) -> Bool {
+        guard let current, let position = namePositions[name], position.index > current.declarationIndex else { return false }
+        error("\(what) '\(name)'", at: range,
+              notes: [.init(message: "'\(name)' is declared later, here; move the declaration above its use", range: position.range)])
+        return true
+    }
+
+    /// "not supported: …" for valid MSL outside Kiln's subset.
+    func unsupported(_ what: String, at range: SourceRange) {
+        error("not supported: \(what)", at: range)
+    }
+
+    /// The source text of a range (for fix-its).
+    func text(of range: SourceRange) -> String {
+        guard range.start.file >= 0, range.start.file < files.count, range.start.file == range.end.file else { return "" }
+        let bytes = files[range.start.file].bytes
+        let start = max(0, min(range.start.offset, bytes.count))
+        let end = max(start, min(range.end.offset, bytes.count))
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
+    /// The range of operator `spelling` between two operands (the AST keeps only the whole
+    /// expression's range); falls back to the gap between them.
+    func operatorRange(_ spelling: String, after lhs: SourceRange, before rhs: SourceRange) -> SourceRange {
+        let file = lhs.end.file
+        guard file >= 0, file < files.count, file == rhs.start.file, lhs.end.offset <= rhs.start.offset else {
+            return SourceRange(at: rhs.start)
+        }
+        let bytes = files[file].bytes
+        let needle = Array(spelling.utf8)
+        var offset = lhs.end.offset
+        let limit = min(rhs.start.offset, bytes.count) - needle.count
+        while offset <= limit {
+            if bytes[offset] == needle[0], Array(bytes[offset..<offset + needle.count]) == needle {
+                let start = location(file: file, offset: offset, near: lhs.end)
+                let end = location(file: file, offset: offset + needle.count, near: lhs.end)
+                return SourceRange(start: start, end: end)
+            }
+            offset += 1
+        }
+        return SourceRange(start: lhs.end, end: rhs.start)
+    }
+
+    private func location(file: Int, offset: Int, near: SourceLocation) -> SourceLocation {
+        let (line, column) = files[file].lineAndColumn(ofOffset: offset)
+        return SourceLocation(file: file, offset: offset, line: line, column: column)
+    }
+
+    /// How diagnostics spell a type.
+    func spell(_ type: KType) -> String {
+        TypeResolver.spelling(type, structs: structs)
+    }
+}
+
+/// A declared function (prototype and/or definition), as calls see it.
+struct FunctionSignature {
+    var name: String
+    var nameRange: SourceRange
+    var parameterTypes: [KType]
+    /// `thread T &` (non-const) parameters: the argument must be a writable lvalue of exactly the type.
+    var mutableReferences: [Bool]
+    /// Default arguments, converted to the parameter types.
+    var defaults: [TypedExpression?]
+    var returnType: KType
+    /// Position of the first declaration among all function declarations (visibility).
+    var order: Int
+    /// The definition's ID, once a body is declared.
+    var functionID: FunctionID?
+}
+
+/// State of the function whose body is being checked.
+struct FunctionContext {
+    var name: String
+    var functionID: FunctionID
+    /// Index of this definition among the top-level declarations.
+    var declarationIndex: Int
+    /// Signatures with `order <= visiblePosition` were declared before this body.
+    var visiblePosition: Int
+    var qualifier: FunctionQualifier
+    /// `[[stitchable]]`: a SwiftUI effect (no `discard_fragment`).
+    var isStitchable: Bool
+    var returnType: KType
+    /// Parameters are the first variables.
+    var parameterCount: Int
+    /// Parameter types as written (`constant float &`), for messages.
+    var parameterSpellings: [String] = []
+    var variables: [VariableInfo] = []
+    /// Locals whose declaration had an error: uses stay silent (no cascade).
+    var poisonedVariables: Set<VariableID> = []
+    /// `const` locals initialized with constants (usable in array sizes and case labels).
+    var constantLocals: [VariableID: ConstantValue] = [:]
+    /// Enclosing loops (for `continue`) and loops + switches (for `break`).
+    var loopDepth = 0
+    var breakableDepth = 0
+}

@@ -1,0 +1,439 @@
+/// Program-scope declarations, variable declarations and attributes.
+extension Parser {
+    /// translation-unit := { external-declaration } end-of-file
+    mutating func parseTranslationUnit() -> TranslationUnit {
+        var declarations: [Declaration] = []
+        while !isAtEnd, !stopped {
+            let start = position
+            do {
+                try parseExternalDeclaration(into: &declarations)
+            } catch {
+                if stopped { break }
+                synchronizeDeclaration(startedAt: start)
+            }
+        }
+        return TranslationUnit(declarations: declarations)
+    }
+
+    /// external-declaration := ';' | using-declaration | typedef-declaration | struct-declaration
+    ///                       | enum-declaration | template-declaration | function-or-variable
+    mutating func parseExternalDeclaration(into declarations: inout [Declaration]) throws(Failure) {
+        let token = current
+        if token.isPunctuator(";") {
+            advance()
+            return
+        }
+        if token.kind == .identifier {
+            switch token.text {
+            case "using":
+                declarations.append(try parseUsing())
+                return
+            case "typedef":
+                declarations.append(try parseTypedef())
+                return
+            case "struct" where isStructDeclarationStart, "class" where isStructDeclarationStart:
+                if let structure = try parseStruct(into: &declarations) { declarations.append(structure) }
+                return
+            case "enum":
+                declarations.append(try parseEnum())
+                return
+            case "template":
+                try skipTemplate()
+                return
+            case "namespace":
+                throw fail("not supported: namespaces", at: token)
+            case "union":
+                throw fail("not supported: unions", at: token)
+            default:
+                break
+            }
+        }
+        try parseFunctionOrVariable(into: &declarations)
+    }
+
+    /// `struct S {` or `struct S;` (rather than `struct S` used as a type).
+    var isStructDeclarationStart: Bool {
+        peek(1).kind == .identifier && (peek(2).isPunctuator("{") || peek(2).isPunctuator(";"))
+    }
+
+    /// template-declaration := 'template' '<' … '>' declaration — reported as not supported and skipped whole.
+    mutating func skipTemplate() throws(Failure) {
+        let keyword = advance()
+        var end = keyword.range
+        if check("<") {
+            var angles = 0
+            repeat {
+                let t = advance()
+                if t.isPunctuator("<") { angles += 1 }
+                if t.isPunctuator(">") { angles -= 1 }
+                if t.isPunctuator(">>") { angles -= 2 }
+                end = t.range
+            } while angles > 0 && !isAtEnd
+        }
+        report("not supported: templates (template declarations are outside the Kiln subset)",
+               at: SourceRange(start: keyword.range.start, end: end.end), notes: expansionNote(keyword))
+        // Skip the templated declaration: up to its `;` or the `}` that closes its body.
+        var braces = 0
+        while !isAtEnd {
+            let t = advance()
+            if t.isPunctuator(";"), braces == 0 { return }
+            if t.isPunctuator("{") { braces += 1 }
+            if t.isPunctuator("}") {
+                braces -= 1
+                if braces <= 0 {
+                    _ = match(";")
+                    return
+                }
+            }
+        }
+    }
+
+    func expansionNote(_ token: Token) -> [Diagnostic.Note] {
+        token.expansion.map { [.init(message: "expanded from macro '\($0.macro)'", range: $0.useRange)] } ?? []
+    }
+
+    /// using-declaration := 'using' 'namespace' name-path ';' | 'using' identifier '=' type ';'
+    mutating func parseUsing() throws(Failure) -> Declaration {
+        let keyword = advance()
+        if matchKeyword("namespace") {
+            var name = try expectIdentifier("after 'namespace'").text
+            while match("::") { name += "::" + (try expectIdentifier("after '::'").text) }
+            try expectSemicolon(after: "namespace name")
+            return .usingNamespace(name: name, range: range(from: keyword.range.start))
+        }
+        let name = try expectIdentifier("in alias declaration")
+        try expect("=", "in alias declaration")
+        let type = try parseType()
+        declaredTypeNames.insert(name.text)
+        try expectSemicolon(after: "alias declaration")
+        return .typeAlias(TypeAliasDeclaration(name: name.text, nameRange: name.range, type: type,
+                                               range: range(from: keyword.range.start)))
+    }
+
+    /// typedef-declaration := 'typedef' type identifier ';'
+    mutating func parseTypedef() throws(Failure) -> Declaration {
+        let keyword = advance()
+        let type = try parseType()
+        let name = try expectIdentifier("in typedef")
+        declaredTypeNames.insert(name.text)
+        try expectSemicolon(after: "typedef")
+        return .typeAlias(TypeAliasDeclaration(name: name.text, nameRange: name.range, type: type,
+                                               range: range(from: keyword.range.start)))
+    }
+
+    /// struct-declaration := ( 'struct' | 'class' ) identifier [ '{' { field-declaration } '}' [ init-declarator { ',' init-declarator } ] ] ';'
+    /// (a forward declaration `struct S;` declares only the name)
+    mutating func parseStruct(into declarations: inout [Declaration]) throws(Failure) -> Declaration? {
+        let keyword = advance()
+        let name = try expectIdentifier("after 'struct'")
+        declaredTypeNames.insert(name.text)
+        if match(";") { return nil }
+        let open = try expect("{", "in struct declaration")
+        var fields: [FieldDeclaration] = []
+        while !check("}"), !isAtEnd, !stopped {
+            let start = position
+            do {
+                try parseFieldDeclaration(into: &fields)
+            } catch {
+                if position == start, !check("}") { advance() }
+                synchronizeStatement()
+            }
+        }
+        if stopped { throw Failure() }
+        try expect("}", "at end of struct", matching: open)
+        let structure = StructDeclaration(name: name.text, nameRange: name.range, fields: fields,
+                                          range: range(from: keyword.range.start))
+        if !check(";"), current.kind == .identifier {
+            // `struct S { … } s;` also declares variables of the new type.
+            declarations.append(.structure(structure))
+            let type = TypeName(path: [name.text], range: name.range)
+            var declarators: [Declarator] = []
+            repeat { declarators.append(try parseDeclarator()) } while match(",")
+            try expectSemicolon(after: "declaration")
+            return .variable(VariableDeclaration(type: type, isConstexpr: false, declarators: declarators,
+                                                 range: range(from: keyword.range.start)))
+        }
+        try expectSemicolon(after: "struct")
+        return .structure(structure)
+    }
+
+    /// field-declaration := type field-declarator { ',' field-declarator } ';'
+    /// field-declarator := identifier { '[' expression ']' } { attribute-specifier }
+    mutating func parseFieldDeclaration(into fields: inout [FieldDeclaration]) throws(Failure) {
+        let start = current.range.start
+        let type = try parseType()
+        if check("(") || (current.kind == .identifier && peek(1).isPunctuator("(")) {
+            throw fail("not supported: member functions", at: current)
+        }
+        repeat {
+            let name = try expectIdentifier("in field declaration")
+            var sizes: [Expression] = []
+            while check("["), !peek(1).isPunctuator("[") {
+                let open = advance()
+                sizes.append(try parseExpression())
+                try expect("]", "", matching: open)
+            }
+            let attributes = try parseAttributes()
+            fields.append(FieldDeclaration(type: type, name: name.text, nameRange: name.range, arraySizes: sizes,
+                                           attributes: attributes, range: range(from: start)))
+        } while match(",")
+        try expectSemicolon(after: "field declaration")
+    }
+
+    /// enum-declaration := 'enum' [ 'class' | 'struct' ] identifier [ ':' type ]
+    ///                     '{' [ enumerator { ',' enumerator } [ ',' ] ] '}' ';'
+    /// enumerator := identifier [ '=' conditional-expression ]
+    mutating func parseEnum() throws(Failure) -> Declaration {
+        let keyword = advance()
+        let isScoped = matchKeyword("class") || matchKeyword("struct")
+        let name = try expectIdentifier("after 'enum'")
+        declaredTypeNames.insert(name.text)
+        var underlying: TypeName?
+        if match(":") { underlying = try parseType() }
+        let open = try expect("{", "in enum declaration")
+        var cases: [EnumDeclaration.Case] = []
+        while !check("}") {
+            let caseName = try expectIdentifier("in enumerator list")
+            var value: Expression?
+            if match("=") { value = try parseExpression(.conditional) }
+            cases.append(.init(name: caseName.text, value: value, range: range(from: caseName.range.start)))
+            if !match(",") { break }
+        }
+        try expect("}", "at end of enum", matching: open)
+        try expectSemicolon(after: "enum")
+        return .enumeration(EnumDeclaration(name: name.text, nameRange: name.range, isScoped: isScoped,
+                                            underlyingType: underlying, cases: cases,
+                                            range: range(from: keyword.range.start)))
+    }
+
+    /// What precedes the type of a function or variable declaration.
+    struct Specifiers {
+        var attributes: [Attribute] = []
+        var qualifier: FunctionQualifier = .none
+        var isConstexpr = false
+    }
+
+    /// specifiers := { attribute-specifier | 'static' | 'inline' | 'constexpr' | 'METAL_FUNC' | 'extern'
+    ///               | '__attribute__' '(' '(' … ')' ')' | 'vertex' | 'fragment' | 'kernel' }
+    /// (`vertex`/`fragment`/`kernel` only at program scope)
+    mutating func parseSpecifiers(programScope: Bool) throws(Failure) -> Specifiers {
+        var specifiers = Specifiers()
+        while true {
+            let token = current
+            if token.isPunctuator("["), peek(1).isPunctuator("[") {
+                specifiers.attributes += try parseAttributes()
+                continue
+            }
+            guard token.kind == .identifier else { break }
+            switch token.text {
+            case "static", "inline", "METAL_FUNC", "__inline__", "__always_inline":
+                advance()
+            case "constexpr":
+                advance()
+                specifiers.isConstexpr = true
+            case "extern":
+                // Reported here because the syntax tree has no place for it.
+                report("not supported: 'extern' declarations", at: token)
+                advance()
+            case "__attribute__":
+                advance()
+                try skipParenthesized()
+            case "vertex" where programScope, "fragment" where programScope, "kernel" where programScope:
+                advance()
+                specifiers.qualifier = FunctionQualifier(rawValue: token.text) ?? .none
+            default:
+                return specifiers
+            }
+        }
+        return specifiers
+    }
+
+    /// Skips a balanced `( … )` group (GNU `__attribute__((…))`).
+    mutating func skipParenthesized() throws(Failure) {
+        let open = try expect("(", "after '__attribute__'")
+        var nesting = 1
+        while nesting > 0 {
+            if isAtEnd { throw fail("expected ')'", at: current, notes: [.init(message: "to match this '('", range: open.range)]) }
+            let t = advance()
+            if t.isPunctuator("(") { nesting += 1 }
+            if t.isPunctuator(")") { nesting -= 1 }
+        }
+    }
+
+    /// function-or-variable := specifiers type identifier
+    ///     ( '(' parameter-list ')' { attribute-specifier } ( block | ';' )
+    ///     | init-declarator-rest { ',' init-declarator } ';' )
+    mutating func parseFunctionOrVariable(into declarations: inout [Declaration]) throws(Failure) {
+        let first = current
+        let specifiers = try parseSpecifiers(programScope: true)
+        let type = try parseType()
+        if checkKeyword("operator") { throw fail("not supported: operator overloading", at: current) }
+        let name = try expectIdentifier(type.path.count == 1 && !isTypeName(type.baseName)
+                                        ? "(unknown type name '\(type.baseName)'?)" : "")
+        if check("("), !specifiers.isConstexpr, looksLikeParameterList() {
+            let open = advance()
+            let parameters = try parseParameters(open: open)
+            var attributes = specifiers.attributes
+            attributes += try parseAttributes()
+            var body: BlockStatement?
+            if check("{") {
+                body = try parseBlock()
+            } else {
+                try expectSemicolon(after: "function declaration")
+            }
+            declarations.append(.function(FunctionDeclaration(
+                name: name.text, nameRange: name.range, qualifier: specifiers.qualifier, attributes: attributes,
+                returnType: type, parameters: parameters, body: body, documentation: first.documentation,
+                range: range(from: first.range.start))))
+            return
+        }
+        if specifiers.qualifier != .none {
+            report("'\(specifiers.qualifier.rawValue)' can only qualify a function", at: name)
+        }
+        var declarators = [try parseDeclaratorRest(name: name)]
+        while match(",") { declarators.append(try parseDeclarator()) }
+        try expectSemicolon(after: "top level declarator")
+        declarations.append(.variable(VariableDeclaration(type: type, isConstexpr: specifiers.isConstexpr,
+                                                          declarators: declarators,
+                                                          range: range(from: first.range.start))))
+    }
+
+    /// After a declarator name, `(` opens parameters (rather than constructor arguments)
+    /// when it is empty or starts like a parameter.
+    func looksLikeParameterList() -> Bool {
+        let next = peek(1)
+        if next.isPunctuator(")") { return true }
+        if typeEnd(at: position + 1) != nil { return true }
+        return next.kind == .identifier && peek(2).kind == .identifier && !next.isReservedWord
+    }
+
+    /// parameter-list := [ 'void' | parameter { ',' parameter } ] ')'   (after the '(')
+    /// parameter := specifiers type [ identifier ] { '[' expression ']' } { attribute-specifier } [ '=' assignment-expression ]
+    mutating func parseParameters(open: Token) throws(Failure) -> [ParameterDeclaration] {
+        var parameters: [ParameterDeclaration] = []
+        if match(")") { return parameters }
+        if checkKeyword("void"), peek(1).isPunctuator(")") {
+            advance()
+            advance()
+            return parameters
+        }
+        repeat {
+            let start = current.range.start
+            _ = try parseSpecifiers(programScope: false)
+            let type = try parseType()
+            var name: Token?
+            if current.kind == .identifier, !current.isReservedWord { name = advance() }
+            var sizes: [Expression] = []
+            while check("["), !peek(1).isPunctuator("[") {
+                let bracket = advance()
+                sizes.append(try parseExpression())
+                try expect("]", "", matching: bracket)
+            }
+            let attributes = try parseAttributes()
+            var defaultValue: Expression?
+            if match("=") { defaultValue = try parseExpression(.assignment) }
+            parameters.append(ParameterDeclaration(type: type, name: name?.text, nameRange: name?.range, arraySizes: sizes,
+                                                   defaultValue: defaultValue, attributes: attributes,
+                                                   range: range(from: start)))
+        } while match(",")
+        try expect(")", "", matching: open)
+        return parameters
+    }
+
+    /// declaration := specifiers type init-declarator { ',' init-declarator }   (without the ';')
+    mutating func parseVariableDeclaration() throws(Failure) -> VariableDeclaration {
+        let start = current.range.start
+        let specifiers = try parseSpecifiers(programScope: false)
+        let type = try parseType()
+        var declarators: [Declarator] = []
+        repeat {
+            declarators.append(try parseDeclarator())
+        } while match(",")
+        return VariableDeclaration(type: type, isConstexpr: specifiers.isConstexpr, declarators: declarators,
+                                   range: range(from: start))
+    }
+
+    /// init-declarator := identifier init-declarator-rest
+    mutating func parseDeclarator() throws(Failure) -> Declarator {
+        let name = try expectIdentifier(isTypeName(current.text) ? "(a type cannot be a variable name)" : "")
+        return try parseDeclaratorRest(name: name)
+    }
+
+    /// init-declarator-rest := { '[' [ expression ] ']' } { attribute-specifier }
+    ///                         [ '=' initializer | '(' [ arguments ] ')' | braced-initializer ]
+    mutating func parseDeclaratorRest(name: Token) throws(Failure) -> Declarator {
+        var sizes: [Expression?] = []
+        while check("["), !peek(1).isPunctuator("[") {
+            let open = advance()
+            if match("]") {
+                sizes.append(nil)
+                continue
+            }
+            sizes.append(try parseExpression())
+            try expect("]", "", matching: open)
+        }
+        let attributes = try parseAttributes()
+        var initializer: Initializer?
+        if match("=") {
+            initializer = try parseInitializer()
+        } else if check("{") {
+            initializer = try parseInitializer()
+        } else if check("(") {
+            let open = advance()
+            let arguments = try parseArguments(open: open)
+            initializer = .constructor(arguments, range(from: open.range.start))
+        }
+        return Declarator(name: name.text, nameRange: name.range, arraySizes: sizes, initializer: initializer,
+                          attributes: attributes, range: range(from: name.range.start))
+    }
+
+    /// initializer := braced-initializer | assignment-expression
+    /// braced-initializer := '{' [ initializer { ',' initializer } [ ',' ] ] '}'
+    mutating func parseInitializer() throws(Failure) -> Initializer {
+        guard check("{") else { return .expression(try parseExpression(.assignment)) }
+        let open = advance()
+        try enterNesting()
+        defer { leaveNesting() }
+        var elements: [Initializer] = []
+        while !check("}") {
+            elements.append(try parseInitializer())
+            if !match(",") { break }
+        }
+        try expect("}", "at end of initializer list", matching: open)
+        return .list(elements, range(from: open.range.start))
+    }
+
+    /// attribute-specifier := '[' '[' attribute { ',' attribute } ']' ']'
+    /// attribute := [ identifier '::' ] identifier [ '(' [ conditional-expression { ',' conditional-expression } ] ')' ]
+    mutating func parseAttributes() throws(Failure) -> [Attribute] {
+        var attributes: [Attribute] = []
+        while check("["), peek(1).isPunctuator("[") {
+            let open = advance()
+            advance()
+            repeat {
+                if check("]") { break }
+                let start = current.range.start
+                var name = try expectAttributeName()
+                if match("::") { name = try expectAttributeName() }
+                var arguments: [Expression] = []
+                if check("(") {
+                    let parenthesis = advance()
+                    if !check(")") {
+                        repeat { arguments.append(try parseExpression(.conditional)) } while match(",")
+                    }
+                    try expect(")", "", matching: parenthesis)
+                }
+                attributes.append(Attribute(name: name.text, arguments: arguments, range: range(from: start)))
+            } while match(",")
+            try expect("]", "after attribute", matching: open)
+            try expect("]", "after attribute", matching: open)
+        }
+        return attributes
+    }
+
+    /// Attribute names may be reserved words elsewhere (`[[kernel]]`, `[[thread_position_in_grid]]`).
+    private mutating func expectAttributeName() throws(Failure) -> Token {
+        guard current.kind == .identifier else { throw fail("expected attribute name", at: current) }
+        return advance()
+    }
+}

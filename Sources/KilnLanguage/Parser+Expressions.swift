@@ -1,0 +1,318 @@
+/// Expressions: precedence climbing over one operator table (C precedence), then unary,
+/// postfix and primary expressions.
+extension Parser {
+    /// Binding strength of infix operators, weakest first.
+    enum Precedence: Int, Comparable {
+        case comma = 1, assignment, conditional, logicalOr, logicalAnd, bitwiseOr, bitwiseXor, bitwiseAnd,
+             equality, relational, shift, additive, multiplicative,
+             /// Above every infix operator: the right operand of `*` binds no infix operator,
+             /// which is what makes `a / b * c` mean `(a / b) * c`.
+             prefix
+
+        static func < (lhs: Precedence, rhs: Precedence) -> Bool { lhs.rawValue < rhs.rawValue }
+        var next: Precedence { Precedence(rawValue: rawValue + 1) ?? .prefix }
+    }
+
+    /// What an infix operator builds.
+    enum InfixOperator {
+        case binary(BinaryOperator)
+        case assignment(AssignmentOperator)
+        case conditional
+    }
+
+    /// The one operator table: spelling → (precedence, meaning). Assignment and `?:` are
+    /// right-associative; everything else is left-associative.
+    static let infixOperators: [String: (Precedence, InfixOperator)] = {
+        var table: [String: (Precedence, InfixOperator)] = [
+            ",": (.comma, .binary(.comma)),
+            "=": (.assignment, .assignment(AssignmentOperator(compound: nil))),
+            "?": (.conditional, .conditional),
+            "||": (.logicalOr, .binary(.logicalOr)),
+            "&&": (.logicalAnd, .binary(.logicalAnd)),
+            "|": (.bitwiseOr, .binary(.bitwiseOr)),
+            "^": (.bitwiseXor, .binary(.bitwiseXor)),
+            "&": (.bitwiseAnd, .binary(.bitwiseAnd)),
+            "==": (.equality, .binary(.equal)), "!=": (.equality, .binary(.notEqual)),
+            "<": (.relational, .binary(.less)), "<=": (.relational, .binary(.lessEqual)),
+            ">": (.relational, .binary(.greater)), ">=": (.relational, .binary(.greaterEqual)),
+            "<<": (.shift, .binary(.shiftLeft)), ">>": (.shift, .binary(.shiftRight)),
+            "+": (.additive, .binary(.add)), "-": (.additive, .binary(.subtract)),
+            "*": (.multiplicative, .binary(.multiply)), "/": (.multiplicative, .binary(.divide)),
+            "%": (.multiplicative, .binary(.remainder)),
+        ]
+        let compound: [BinaryOperator] = [.add, .subtract, .multiply, .divide, .remainder, .bitwiseAnd, .bitwiseOr,
+                                          .bitwiseXor, .shiftLeft, .shiftRight]
+        for op in compound {
+            table[op.rawValue + "="] = (.assignment, .assignment(AssignmentOperator(compound: op)))
+        }
+        return table
+    }()
+
+    /// expression := operand { infix-operator operand }, climbing `infixOperators` from `minimum`:
+    ///   binary: left-assoc; assignment := unary assignment-operator assignment-expression;
+    ///   conditional := logical-or-expression '?' expression ':' assignment-expression
+    mutating func parseExpression(_ minimum: Precedence = .comma) throws(Failure) -> Expression {
+        try enterNesting()
+        defer { leaveNesting() }
+        var left = try parseUnary()
+        var height = 0   // of `left`, measured once an operator follows
+        while tokens[position].kind == .punctuator, let (precedence, meaning) = Parser.infixOperators[tokens[position].text],
+              precedence >= minimum {
+            if height == 0 { height = left.height }
+            left = try parseInfixOperation(left, precedence, meaning)
+            height = try chainHeight(after: height, left)
+        }
+        return left
+    }
+
+    /// The height of `combined`, a node just built by a loop from a left operand of
+    /// `height` levels: the loop adds a level per operator without recursing, so the
+    /// tree's height is counted against `maxNestingDepth` here (see `Expression.height`).
+    @inline(never)
+    mutating func chainHeight(after height: Int, _ combined: Expression) throws(Failure) -> Int {
+        var result = height
+        for other in combined.operands.dropFirst() { result = max(result, other.height) }
+        result += 1
+        if result > limits.maxNestingDepth {
+            throw fail("expression nested too deeply: each operator of a chain like 'a + b + c' or 'a.b.c' counts as "
+                       + "one level (limit maxNestingDepth = \(limits.maxNestingDepth))", at: tokens[max(0, position - 1)])
+        }
+        return result
+    }
+
+    /// The operator at the current token and its right operand(s), combined with `left`.
+    @inline(never)
+    mutating func parseInfixOperation(_ left: Expression, _ precedence: Precedence,
+                                      _ meaning: InfixOperator) throws(Failure) -> Expression {
+        let operatorToken = advance()
+        switch meaning {
+        case .binary(let op):
+            let right = try parseExpression(precedence.next)
+            return Expression(.binary(op, left, right), range: left.range.union(right.range))
+        case .assignment(let op):
+            let right = try parseExpression(.assignment)
+            return Expression(.assignment(op, left, right), range: left.range.union(right.range))
+        case .conditional:
+            let whenTrue = try parseExpression(.comma)
+            try expect(":", "in conditional expression", matching: operatorToken)
+            let whenFalse = try parseExpression(.assignment)
+            return Expression(.conditional(left, whenTrue, whenFalse), range: left.range.union(whenFalse.range))
+        }
+    }
+
+    /// unary := ( '+' | '-' | '!' | '~' | '++' | '--' ) unary | '(' type ')' unary | postfix
+    ///
+    /// This and the functions it reaches recursively keep small frames (cold paths live in
+    /// `@inline(never)` helpers): nesting depth costs stack per level.
+    mutating func parseUnary() throws(Failure) -> Expression {
+        if tokens[position].kind == .punctuator {
+            if let op = Parser.prefixOperator(tokens[position].text) {
+                return try parsePrefixOperation(op)
+            }
+            if tokens[position].text == "(", let end = typeEnd(at: position + 1), end < tokens.count,
+               tokens[end].isPunctuator(")") {
+                return try parseCast()
+            }
+            if tokens[position].text == "&" || tokens[position].text == "*" {
+                throw fail("not supported: address-of and dereference operators", at: current)
+            }
+        }
+        return try parsePostfix()
+    }
+
+    static func prefixOperator(_ spelling: String) -> UnaryOperator? {
+        switch spelling {
+        case "+": return .plus
+        case "-": return .minus
+        case "!": return .logicalNot
+        case "~": return .bitwiseNot
+        case "++": return .preIncrement
+        case "--": return .preDecrement
+        default: return nil
+        }
+    }
+
+    @inline(never)
+    mutating func parsePrefixOperation(_ op: UnaryOperator) throws(Failure) -> Expression {
+        let start = advance().range
+        try enterNesting()
+        defer { leaveNesting() }
+        let operand = try parseUnary()
+        return Expression(.unary(op, operand), range: start.union(operand.range))
+    }
+
+    /// cast := '(' type ')' unary
+    @inline(never)
+    mutating func parseCast() throws(Failure) -> Expression {
+        let open = advance()
+        let type = try parseType()
+        try expect(")", "after cast type", matching: open)
+        try enterNesting()
+        defer { leaveNesting() }
+        let operand = try parseUnary()
+        return Expression(.cast(type, operand), range: open.range.union(operand.range))
+    }
+
+    /// postfix := primary { '(' [ arguments ] ')' | '[' expression ']' | ( '.' | '->' ) identifier | '++' | '--' }
+    mutating func parsePostfix() throws(Failure) -> Expression {
+        var expression = try parsePrimary()
+        var height = 0   // of `expression`, measured once a postfix operator follows
+        while tokens[position].kind == .punctuator {
+            switch tokens[position].text {
+            case "(", "[", ".", "->", "++", "--":
+                if height == 0 { height = expression.height }
+                expression = try parsePostfixOperation(expression)
+                height = try chainHeight(after: height, expression)
+            default:
+                return expression
+            }
+        }
+        return expression
+    }
+
+    @inline(never)
+    mutating func parsePostfixOperation(_ base: Expression) throws(Failure) -> Expression {
+        let token = advance()
+        switch token.text {
+        case "(":
+            let arguments = try parseArguments(open: token)
+            return Expression(.call(callee: base, arguments: arguments), range: range(from: base.range.start))
+        case "[":
+            let index = try parseExpression()
+            try expect("]", "", matching: token)
+            return Expression(.index(base, index), range: range(from: base.range.start))
+        case ".", "->":
+            let name = try expectIdentifier("after '\(token.text)'")
+            return Expression(.member(base, name: name.text, nameRange: name.range, arrow: token.text == "->"),
+                              range: range(from: base.range.start))
+        default:
+            return Expression(.postfix(token.text == "++" ? .increment : .decrement, base),
+                              range: range(from: base.range.start))
+        }
+    }
+
+    /// arguments := [ assignment-expression { ',' assignment-expression } ] ')'   (after the '(')
+    mutating func parseArguments(open: Token) throws(Failure) -> [Expression] {
+        var arguments: [Expression] = []
+        if match(")") { return arguments }
+        repeat {
+            arguments.append(try parseExpression(.assignment))
+        } while match(",")
+        try expect(")", "", matching: open)
+        return arguments
+    }
+
+    /// primary := integer-literal | floating-literal | 'true' | 'false' | name-path
+    ///          | '(' expression ')' | '{' [ expression { ',' expression } [ ',' ] ] '}'
+    ///          | ( 'static_cast' | 'reinterpret_cast' ) '<' type '>' '(' expression ')'
+    ///          | generic-type '<' arguments '>' '(' [ arguments ] ')'
+    /// name-path := [ '::' ] identifier { '::' identifier }
+    mutating func parsePrimary() throws(Failure) -> Expression {
+        switch tokens[position].kind {
+        case .integerLiteral, .floatLiteral:
+            return parseNumber()
+        case .identifier:
+            return try parseNamePrimary()
+        case .punctuator:
+            switch tokens[position].text {
+            case "(": return try parseParenthesized()
+            case "{": return try parseInitializerListExpression()
+            case "::" where peek(1).kind == .identifier:
+                advance()
+                return try parseNamePrimary()
+            default: break
+            }
+        default:
+            break
+        }
+        throw primaryFailure()
+    }
+
+    @inline(never)
+    mutating func primaryFailure() -> Failure {
+        let token = current
+        switch token.kind {
+        case .stringLiteral: return fail("not supported: string literals", at: token)
+        case .characterLiteral: return fail("not supported: character literals", at: token)
+        default: return fail("expected expression", at: token)
+        }
+    }
+
+    @inline(never)
+    mutating func parseNumber() -> Expression {
+        let token = advance()
+        switch NumericLiteral.parse(token.text) {
+        case .integer(let value, let suffix): return Expression(.integerLiteral(value, suffix: suffix), range: token.range)
+        case .float(let value, let suffix): return Expression(.floatLiteral(value, suffix: suffix), range: token.range)
+        case .invalid: return Expression(.integerLiteral(0, suffix: ""), range: token.range)   // reported by the lexer
+        }
+    }
+
+    /// '(' expression ')'
+    @inline(never)
+    mutating func parseParenthesized() throws(Failure) -> Expression {
+        let open = advance()
+        let inner = try parseExpression()
+        try expect(")", "", matching: open)
+        return Expression(inner.kind, range: range(from: open.range.start))
+    }
+
+    /// '{' [ assignment-expression { ',' assignment-expression } [ ',' ] ] '}'
+    @inline(never)
+    mutating func parseInitializerListExpression() throws(Failure) -> Expression {
+        let open = advance()
+        var elements: [Expression] = []
+        while !check("}") {
+            elements.append(try parseExpression(.assignment))
+            if !match(",") { break }
+        }
+        try expect("}", "", matching: open)
+        return Expression(.initializerList(elements), range: range(from: open.range.start))
+    }
+
+    /// Names, keyword literals, C++ casts and constructors of spelled generic types.
+    @inline(never)
+    mutating func parseNamePrimary() throws(Failure) -> Expression {
+        let token = current
+        switch token.isReservedWord ? token.text : "" {
+        case "true", "false":
+            advance()
+            return Expression(.booleanLiteral(token.text == "true"), range: token.range)
+        case "static_cast", "reinterpret_cast", "const_cast":
+            advance()
+            let open = try expect("<", "after '\(token.text)'")
+            let type = try parseType()
+            try expectClosingAngle(open)
+            let parenthesis = try expect("(")
+            let operand = try parseExpression()
+            try expect(")", "", matching: parenthesis)
+            return Expression(.cast(type, operand), range: range(from: token.range.start))
+        case "template":
+            throw fail("not supported: templates", at: token)
+        case "sizeof", "alignof":
+            throw fail("not supported: '\(token.text)'", at: token)
+        default:
+            break
+        }
+        if (token.isBuiltinTypeName && Parser.genericTypeNames.contains(token.text)) || (token.text == "metal" && peek(1).isPunctuator("::")
+                                                             && Parser.genericTypeNames.contains(peek(2).text)) {
+            // `array<float, 3>(…)`: a constructor of a spelled generic type.
+            if let end = typeEnd(at: position), end > position + 1, tokens[min(end, tokens.count - 1)].isPunctuator("(") {
+                let type = try parseType()
+                let open = try expect("(")
+                let arguments = try parseArguments(open: open)
+                return Expression(.construct(type, arguments), range: range(from: token.range.start))
+            }
+        }
+        if token.isReservedWord, !isTypeName(token) {
+            throw fail("expected expression", at: token)
+        }
+        advance()
+        var path = [token.text]
+        while check("::") {
+            advance()
+            path.append(try expectIdentifier("after '::'").text)
+        }
+        return Expression(.identifier(path), range: range(from: token.range.start))
+    }
+}

@@ -1,0 +1,194 @@
+/// Types as written, and the knowledge of which names are types (C's declaration/expression
+/// ambiguity is resolved by knowing the type names).
+extension Parser {
+    /// Builtin type names: scalars, vectors (also `vector_`, `simd_`, `packed_` spellings),
+    /// matrices, resources and the generic templates.
+    static let builtinTypeNames: Set<String> = {
+        var names: Set<String> = [
+            "void", "auto", "size_t", "ptrdiff_t", "double",
+            "sampler", "texture1d", "texture2d", "texture3d", "texturecube", "texture2d_array",
+            "texture1d_array", "texturecube_array", "texture2d_ms", "depth2d", "depth2d_array", "depthcube",
+            "depth2d_ms", "array", "vec", "matrix", "packed_vec", "atomic", "atomic_int", "atomic_uint",
+            "atomic_bool", "atomic_float", "Layer",
+        ]
+        let scalars = ["bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float",
+                       "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"]
+        for scalar in scalars {
+            names.insert(scalar)
+            for prefix in ["vector_", "simd_"] { names.insert(prefix + scalar) }
+            for n in 2...4 {
+                for prefix in ["", "vector_", "simd_", "packed_"] { names.insert("\(prefix)\(scalar)\(n)") }
+            }
+        }
+        for scalar in ["float", "half", "double"] {
+            for c in 2...4 {
+                for r in 2...4 {
+                    names.insert("\(scalar)\(c)x\(r)")
+                    names.insert("simd_\(scalar)\(c)x\(r)")
+                    names.insert("matrix_\(scalar)\(c)x\(r)")
+                }
+            }
+        }
+        return names
+    }()
+
+    /// Builtin names that take `<…>` arguments.
+    static let genericTypeNames: Set<String> = [
+        "array", "vec", "matrix", "packed_vec", "atomic", "texture1d", "texture2d", "texture3d", "texturecube",
+        "texture2d_array", "texture1d_array", "texturecube_array", "texture2d_ms", "depth2d", "depth2d_array",
+        "depthcube", "depth2d_ms",
+    ]
+
+    func isTypeName(_ name: String) -> Bool {
+        Parser.builtinTypeNames.contains(name) || declaredTypeNames.contains(name)
+    }
+
+    /// `isTypeName` for an identifier token, without hashing for builtin names.
+    @inline(__always)
+    func isTypeName(_ token: Token) -> Bool {
+        token.isBuiltinTypeName || (!declaredTypeNames.isEmpty && declaredTypeNames.contains(token.text))
+    }
+
+    static func isAddressSpace(_ word: String) -> AddressSpace? {
+        AddressSpace(rawValue: word)
+    }
+
+    /// If a type starts at token `index`, the index just past it (`const`, address spaces,
+    /// a known type path, balanced `<…>`, `*`/`&`); otherwise `nil`. Lookahead only.
+    func typeEnd(at start: Int) -> Int? {
+        var index = start
+        func token(_ i: Int) -> Token { tokens[min(i, tokens.count - 1)] }
+        var sawQualifier = false
+        while token(index).kind == .identifier,
+              token(index).text == "const" || token(index).text == "volatile" || AddressSpace(rawValue: token(index).text) != nil {
+            sawQualifier = true
+            index += 1
+        }
+        if token(index).isIdentifier("struct") || token(index).isIdentifier("enum") { index += 1; sawQualifier = true }
+        if token(index).isIdentifier("unsigned") || token(index).isIdentifier("signed") {
+            index += 1
+            if token(index).kind == .identifier, ["int", "short", "char", "long"].contains(token(index).text) { index += 1 }
+            return skipDeclaratorPunctuation(from: index)
+        }
+        if token(index).isPunctuator("::") { index += 1 }
+        guard token(index).kind == .identifier else { return nil }
+        let first = index
+        var last = index
+        index += 1
+        while token(index).isPunctuator("::"), token(index + 1).kind == .identifier {
+            last = index + 1
+            index += 2
+        }
+        let lastToken = token(last)
+        let isType = isTypeName(lastToken) || (last != first && token(first).text == "SwiftUI")
+            || (sawQualifier && !lastToken.isReservedWord)
+        guard isType else { return nil }
+        if token(index).isPunctuator("<"), lastToken.isBuiltinTypeName, Parser.genericTypeNames.contains(lastToken.text) {
+            var angles = 0, parentheses = 0
+            repeat {
+                let t = token(index)
+                if t.kind == .endOfFile || t.isPunctuator(";") || t.isPunctuator("{") { return nil }
+                if t.isPunctuator("(") { parentheses += 1 }
+                if t.isPunctuator(")") { parentheses -= 1 }
+                // Deeper than any valid type may nest: not a type (and keeps lookahead linear).
+                if angles > limits.maxNestingDepth || parentheses > limits.maxNestingDepth { return nil }
+                if parentheses == 0 {
+                    if t.isPunctuator("<") { angles += 1 }
+                    if t.isPunctuator(">") { angles -= 1 }
+                    if t.isPunctuator(">>") { angles -= 2 }
+                }
+                index += 1
+            } while angles > 0
+        }
+        return skipDeclaratorPunctuation(from: index)
+    }
+
+    private func skipDeclaratorPunctuation(from start: Int) -> Int {
+        var index = start
+        while index < tokens.count {
+            let t = tokens[index]
+            if t.isPunctuator("*") || t.isPunctuator("&") || t.isIdentifier("const")
+                || (t.kind == .identifier && AddressSpace(rawValue: t.text) != nil) {
+                index += 1
+            } else {
+                break
+            }
+        }
+        return index
+    }
+
+    /// type := { 'const' | 'volatile' | address-space } [ 'struct' | 'enum' ] type-path
+    ///         [ '<' generic-argument { ',' generic-argument } '>' ] { 'const' | address-space }
+    ///         [ ( '*' | '&' ) { 'const' } ]
+    /// type-path := [ '::' ] identifier { '::' identifier } | ( 'unsigned' | 'signed' ) [ 'int' | 'short' | 'char' | 'long' ]
+    mutating func parseType() throws(Failure) -> TypeName {
+        let start = current.range.start
+        var isConst = false
+        var addressSpace: AddressSpace?
+        func qualifiers(_ parser: inout Parser) {
+            while parser.current.kind == .identifier {
+                let word = parser.current.text
+                if word == "const" { isConst = true } else if word == "volatile" {
+                } else if let space = AddressSpace(rawValue: word) { addressSpace = space } else { break }
+                parser.advance()
+            }
+        }
+        qualifiers(&self)
+        if checkKeyword("struct") || checkKeyword("enum") { advance() }
+        var path: [String]
+        if checkKeyword("unsigned") || checkKeyword("signed") {
+            let signed = advance().text == "signed"
+            var base = "int"
+            if current.kind == .identifier, ["int", "short", "char", "long"].contains(current.text) { base = advance().text }
+            path = [signed ? base : (base == "char" ? "uchar" : "u" + base)]
+        } else {
+            _ = match("::")
+            let first = current.kind == .identifier && isTypeName(current) ? advance() : try expectIdentifier("or type name")
+            path = [first.text]
+            while check("::") {
+                advance()
+                path.append(try expectIdentifier("after '::'").text)
+            }
+        }
+        var arguments: [TypeName.GenericArgument] = []
+        if check("<"), Parser.genericTypeNames.contains(path.last!) {
+            let open = advance()
+            repeat {
+                try enterNesting()
+                defer { leaveNesting() }
+                if let end = typeEnd(at: position), isGenericArgumentEnd(tokens[min(end, tokens.count - 1)]) {
+                    arguments.append(.type(try parseType()))
+                } else {
+                    arguments.append(.expression(try parseExpression(.shift)))
+                }
+            } while match(",")
+            try expectClosingAngle(open)
+        }
+        qualifiers(&self)
+        var indirection = TypeName.Indirection.none
+        if match("*") { indirection = .pointer } else if match("&") { indirection = .reference }
+        if indirection != .none {
+            while matchKeyword("const") {}
+        }
+        return TypeName(path: path, genericArguments: arguments, addressSpace: addressSpace, isConst: isConst,
+                        indirection: indirection, range: range(from: start))
+    }
+
+    private func isGenericArgumentEnd(_ token: Token) -> Bool {
+        token.isPunctuator(",") || token.isPunctuator(">") || token.isPunctuator(">>")
+    }
+
+    /// Consumes a `>` closing generic arguments, splitting a `>>` into two.
+    mutating func expectClosingAngle(_ open: Token) throws(Failure) {
+        if match(">") { return }
+        if check(">>") {
+            var rest = tokens[position]
+            rest.text = ">"
+            rest.range.start.offset += 1
+            rest.range.start.column += 1
+            tokens[position] = rest
+            return
+        }
+        throw fail("expected '>'", at: current, notes: [.init(message: "to match this '<'", range: open.range)])
+    }
+}

@@ -1,0 +1,234 @@
+/// The token-level preprocessor (as in clang): directives, conditional inclusion and macro
+/// expansion over the lexer's tokens of the compile request's files.
+///
+/// Expanded tokens carry the range of the macro *use* in the user's file and an
+/// `expansion` record naming the macro, so every diagnostic points into text the user
+/// wrote. Rescanning follows Prosser's algorithm: each token carries the set of macros
+/// whose expansion produced it (`hideSet`), which stops recursion; the size of that set is
+/// the expansion depth checked against `maxMacroExpansionDepth`.
+public struct Preprocessor {
+    /// A `#define`d macro.
+    struct Macro {
+        var name: String
+        /// `nil` for object-like macros.
+        var parameters: [String]?
+        var isVariadic: Bool
+        var body: [Token]
+        var range: SourceRange
+    }
+
+    /// One open `#if` group.
+    struct Conditional {
+        /// The enclosing region is active.
+        var parentActive: Bool
+        /// Some branch of this group was taken already.
+        var anyTaken: Bool
+        /// The current branch is active.
+        var active: Bool
+        var sawElse: Bool
+        var range: SourceRange
+    }
+
+    /// Headers of the Metal and SwiftUI SDKs that Kiln knows without a file: their contents are built in.
+    static let systemHeaders: Set<String> = [
+        "metal_stdlib", "metal_math", "metal_common", "metal_geometric", "metal_relational",
+        "metal_integer", "metal_matrix", "metal_texture", "metal_types", "metal_graphics",
+        "metal_compute", "metal_pack", "metal_atomic", "metal_simdgroup", "metal_numeric",
+        "metal_limits", "metal_type_traits", "metal_array", "metal_vector", "metal_uniform",
+        "simd/simd.h", "SwiftUI/SwiftUI.h", "SwiftUI/SwiftUI_Metal.h",
+    ]
+
+    let files: [SourceFile]
+    let limits: LanguageLimits
+    var macros: [String: Macro] = [:] {
+        didSet { expansionSizes.removeAll(keepingCapacity: true) }
+    }
+    /// Memo of `knownExpansionSize(of:)`; cleared when a macro changes.
+    var expansionSizes: [String: KnownExpansion] = [:]
+    /// Tokens produced by macro expansion so far, counted against `maxTokens`.
+    var producedTokens = 0
+    /// Nesting of argument pre-expansion (`F(G(H(x)))`), bounded by `maxMacroExpansionDepth`.
+    var argumentExpansionDepth = 0
+    /// Bit `n` is set when some macro name has `n` bytes (63: longer): most identifiers
+    /// are then known not to be macros without hashing them.
+    var macroLengthMask: UInt64 = 0
+    var output: [Token] = []
+    var diagnostics: [Diagnostic] = []
+    var lexed: [Int: [Token]] = [:]
+    /// Set when a limit stopped preprocessing; everything after is dropped.
+    var stopped = false
+    var expansionDepthReported = false
+    /// Interned hide sets (`Token.hideSet` indexes this; 0 is empty), and the memo of `set ∪ {name}`.
+    var hideSets: [[String]] = [[]]
+    var hideSetAdditions: [HideSetKey: Int32] = [:]
+    /// Counts expansions, so macros that expand to nothing forever still end.
+    var expansionSteps = 0
+
+    init(files: [SourceFile], limits: LanguageLimits) {
+        self.files = files
+        self.limits = limits
+        for (name, value) in [("__METAL_VERSION__", "310"), ("__KILN__", "1")] {
+            let range = SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1))
+            macros[name] = Macro(name: name, parameters: nil, isVariadic: false,
+                                 body: [Token(kind: .integerLiteral, text: value, range: range)], range: range)
+            macroLengthMask |= Preprocessor.lengthBit(name)
+        }
+    }
+
+    /// Preprocesses `files[mainFile]` and everything it includes; the result ends with `.endOfFile`.
+    public static func preprocess(files: [SourceFile], mainFile: Int,
+                                  limits: LanguageLimits = .default) -> (tokens: [Token], diagnostics: [Diagnostic]) {
+        guard files.indices.contains(mainFile) else {
+            let nowhere = SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1))
+            return ([Token(kind: .endOfFile, text: "", range: nowhere)], [.error("no main file", at: nowhere)])
+        }
+        var preprocessor = Preprocessor(files: files, limits: limits)
+        let start = SourceRange(at: SourceLocation(file: mainFile, offset: 0, line: 1, column: 1))
+        let totalBytes = files.reduce(0) { $0 + $1.bytes.count }
+        if totalBytes > limits.maxSourceBytes {
+            return ([Token(kind: .endOfFile, text: "", range: start)],
+                    [.error("source too large: \(totalBytes) bytes (limit maxSourceBytes = \(limits.maxSourceBytes))", at: start)])
+        }
+        preprocessor.processFile(mainFile, depth: 0)
+        let end = preprocessor.lex(mainFile).last?.range ?? start
+        preprocessor.output.append(Token(kind: .endOfFile, text: "", range: end, isAtLineStart: true))
+        return (preprocessor.output, preprocessor.diagnostics)
+    }
+
+    @inline(__always)
+    static func lengthBit(_ name: String) -> UInt64 { 1 << UInt64(min(name.utf8.count, 63)) }
+
+    mutating func lex(_ fileIndex: Int) -> [Token] {
+        if let tokens = lexed[fileIndex] { return tokens }
+        let (tokens, problems) = Lexer.tokenize(files[fileIndex], fileIndex: fileIndex, limits: limits)
+        diagnostics.append(contentsOf: problems)
+        lexed[fileIndex] = tokens
+        return tokens
+    }
+
+    /// Emits one finished token, enforcing `maxTokens`.
+    mutating func emit(_ token: Token) {
+        guard !stopped else { return }
+        if output.count >= limits.maxTokens {
+            diagnostics.append(.error("too many tokens (limit maxTokens = \(limits.maxTokens))", at: token.range))
+            stopped = true
+            return
+        }
+        output.append(token)
+    }
+
+    /// group := { directive-line | text-line } — one file, with its own conditional stack.
+    mutating func processFile(_ fileIndex: Int, depth: Int) {
+        let tokens = lex(fileIndex)
+        let reader = TokenReader(raw: tokens)
+        var conditionals: [Conditional] = []
+        while !stopped {
+            if reader.pending.isEmpty {
+                let raw = tokens[reader.cursor]
+                if raw.kind == .endOfFile { break }
+                if raw.isPunctuator("#") && raw.isAtLineStart {
+                    var end = reader.cursor + 1
+                    while !tokens[end].isAtLineStart && tokens[end].kind != .endOfFile { end += 1 }
+                    let line = Array(tokens[(reader.cursor + 1)..<end])
+                    reader.cursor = end
+                    handleDirective(hash: raw, line: line, conditionals: &conditionals, depth: depth)
+                    continue
+                }
+                if let innermost = conditionals.last, !innermost.active {
+                    reader.cursor += 1
+                    continue
+                }
+                if raw.kind != .identifier || macroLengthMask & Preprocessor.lengthBit(raw.text) == 0 {
+                    // Fast path: a token that cannot start an expansion.
+                    reader.cursor += 1
+                    emit(raw)
+                    continue
+                }
+            }
+            guard let token = reader.next() else { continue }
+            if let expansion = expand(token, from: reader) {
+                // A prefix without macro names is final: emit it instead of rescanning it.
+                let inert = inertPrefixLength(expansion)
+                for finished in expansion[..<inert] { emit(finished) }
+                reader.pushFront(expansion[inert...])
+            } else {
+                emit(token)
+            }
+        }
+        if !stopped {
+            for open in conditionals {
+                diagnostics.append(.error("unterminated conditional directive", at: open.range))
+            }
+        }
+    }
+}
+
+struct HideSetKey: Hashable {
+    var set: Int32
+    var name: String
+}
+
+/// Tokens to preprocess: a stack of tokens produced by expansion in front of a raw token array.
+///
+/// Reading raw tokens stops at the end and, for file text, at a directive line.
+final class TokenReader {
+    let raw: [Token]
+    var cursor = 0
+    /// Expansion output still to be rescanned, last element first.
+    var pending: [Token] = []
+
+    init(raw: [Token]) { self.raw = raw }
+
+    private func rawAvailable() -> Bool {
+        guard cursor < raw.count else { return false }
+        let token = raw[cursor]
+        return token.kind != .endOfFile && !(token.isAtLineStart && token.isPunctuator("#"))
+    }
+
+    func next() -> Token? {
+        if let token = pending.popLast() { return token }
+        guard rawAvailable() else { return nil }
+        cursor += 1
+        return raw[cursor - 1]
+    }
+
+    func peek() -> Token? {
+        if let token = pending.last { return token }
+        return rawAvailable() ? raw[cursor] : nil
+    }
+
+    func pushFront(_ tokens: [Token]) {
+        pending.append(contentsOf: tokens.reversed())
+    }
+
+    func pushFront(_ tokens: ArraySlice<Token>) {
+        pending.append(contentsOf: tokens.reversed())
+    }
+}
+
+/// The function-like macro invocations open while collecting macro arguments, by the
+/// parenthesis level of their `(`: how deeply argument pre-expansion will recurse.
+struct MacroInvocationNesting {
+    private var levels: [Int] = []
+    private var afterMacroName = false
+
+    /// Open invocations.
+    var depth: Int { levels.count }
+
+    /// Records whether the token just read (after `open`/`close` have seen it) names a function-like macro.
+    mutating func follows(isFunctionLikeMacro: Bool) {
+        afterMacroName = isFunctionLikeMacro
+    }
+
+    /// A `(` at parenthesis `level`; `true` when it opens a macro invocation.
+    mutating func open(at level: Int) -> Bool {
+        guard afterMacroName else { return false }
+        levels.append(level)
+        return true
+    }
+
+    /// A `)` closing parenthesis `level`.
+    mutating func close(at level: Int) {
+        if levels.last == level { levels.removeLast() }
+    }
+}

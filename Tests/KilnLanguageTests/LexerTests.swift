@@ -1,0 +1,124 @@
+import Testing
+@testable import KilnLanguage
+
+/// Lexes `text` as file 0.
+private func lex(_ text: String) -> (tokens: [Token], diagnostics: [Diagnostic]) {
+    Lexer.tokenize(SourceFile(name: "test.metal", text: text), fileIndex: 0)
+}
+
+private func spellings(_ text: String) -> [String] {
+    lex(text).tokens.dropLast().map(\.text)
+}
+
+@Suite struct LexerTests {
+    @Test func punctuatorsUseLongestMatchButKeepBracketsSingle() {
+        #expect(spellings("a[b[0]]") == ["a", "[", "b", "[", "0", "]", "]"])
+        #expect(spellings("[[ stitchable ]]") == ["[", "[", "stitchable", "]", "]"])
+        #expect(spellings("x<<=1>>=2->y::z++--...") == ["x", "<<=", "1", ">>=", "2", "->", "y", "::", "z", "++", "--", "..."])
+        #expect(spellings("a+=b-=c*=d/=e%=f&=g|=h^=i") == ["a", "+=", "b", "-=", "c", "*=", "d", "/=", "e", "%=", "f", "&=", "g", "|=", "h", "^=", "i"])
+        #expect(spellings("a&&b||!c!=d==e<=f>=g") == ["a", "&&", "b", "||", "!", "c", "!=", "d", "==", "e", "<=", "f", ">=", "g"])
+        #expect(lex("a[b[0]]").diagnostics.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("1.", NumericLiteral.float(1, suffix: "")),
+        (".5", .float(0.5, suffix: "")),
+        (".5f", .float(0.5, suffix: "f")),
+        ("2.0F", .float(2, suffix: "f")),
+        ("1e-3", .float(0.001, suffix: "")),
+        ("1E+2f", .float(100, suffix: "f")),
+        ("1h", .float(1, suffix: "h")),
+        ("0.35h", .float(0.35, suffix: "h")),
+        ("0x1F", .integer(31, suffix: "")),
+        ("0X10u", .integer(16, suffix: "u")),
+        ("3u", .integer(3, suffix: "u")),
+        ("7UL", .integer(7, suffix: "u")),
+        ("5l", .integer(5, suffix: "")),
+        ("017", .integer(15, suffix: "")),
+        ("0", .integer(0, suffix: "")),
+        ("18446744073709551615", .integer(UInt64.max, suffix: "")),
+        ("0x1.8p1", .float(3, suffix: "")),
+    ])
+    func numericLiteralValues(text: String, expected: NumericLiteral) {
+        #expect(NumericLiteral.parse(text) == expected)
+        let (tokens, diagnostics) = lex(text)
+        #expect(diagnostics.isEmpty)
+        #expect(tokens.count == 2)
+        #expect(tokens[0].text == text)
+    }
+
+    @Test(arguments: [
+        ("18446744073709551616", "too large"),
+        ("99999999999999999999999999999999", "too large"),
+        ("0xFFFFFFFFFFFFFFFFF", "too large"),
+        ("1e999", "too large"),
+        ("08", "octal"),
+        ("1f", "invalid suffix 'f' on integer"),
+        ("2.0q", "invalid suffix 'q'"),
+        ("1e", "exponent"),
+        ("0x", "no digits"),
+    ])
+    func badLiteralsReportAndContinue(text: String, message: String) {
+        let (tokens, diagnostics) = lex("\(text) + 1")
+        #expect(diagnostics.count == 1)
+        #expect(diagnostics.first?.message.contains(message) == true, "\(diagnostics)")
+        #expect(tokens.map(\.text) == [text, "+", "1", ""])
+    }
+
+    @Test func rangesCountLinesAndByteColumns() {
+        let (tokens, _) = lex("float x;\n  // comment\n\tx = 1.5;")
+        let x = tokens[3]
+        #expect(x.text == "x")
+        #expect(x.range.start.line == 3)
+        #expect(x.range.start.column == 2)
+        #expect(x.range.end.column == 3)
+        #expect(x.isAtLineStart)
+        #expect(!tokens[1].isAtLineStart)
+        let literal = tokens[5]
+        #expect(literal.text == "1.5")
+        #expect(literal.range.start.offset == 27)
+        #expect(literal.range.end.offset == 30)
+        #expect(tokens.last?.kind == .endOfFile)
+    }
+
+    @Test func badCharactersAreReportedOnceAndLexingGoesOn() {
+        let (tokens, diagnostics) = lex("a @ b ` c é d")
+        #expect(tokens.map(\.text) == ["a", "b", "c", "d", ""])
+        #expect(diagnostics.count == 3)
+        #expect(diagnostics[0].message == "invalid character '@' in source")
+        #expect(diagnostics[0].range.start.column == 3)
+        #expect(diagnostics[2].message.contains("non-ASCII"))
+    }
+
+    @Test func utf8InCommentsAndStringsIsFine() {
+        let (tokens, diagnostics) = lex("// ünïcødé ✓\n/* 日本 */ x \"ß\"")
+        #expect(diagnostics.isEmpty)
+        #expect(tokens.map(\.kind) == [.identifier, .stringLiteral, .endOfFile])
+    }
+
+    @Test func docCommentsAttachToTheNextToken() {
+        let (tokens, _) = lex("/// Waves.\n///   @arg amplitude 0...20 = 4\n//// not a doc line\n// plain\n[[ stitchable ]] float2 f();")
+        #expect(tokens[0].documentation == ["Waves.", "@arg amplitude 0...20 = 4"])
+        #expect(tokens[1].documentation.isEmpty)
+    }
+
+    @Test func unterminatedCommentAndStringReport() {
+        #expect(lex("x /* never closed").diagnostics.first?.message == "unterminated /* comment")
+        #expect(lex("x = \"open\ny").diagnostics.first?.message.contains("missing terminating") == true)
+    }
+
+    @Test func lineSplicesKeepTheLogicalLine() {
+        let (tokens, _) = lex("#define A \\\n  1\nB")
+        #expect(tokens.map(\.text) == ["#", "define", "A", "1", "B", ""])
+        #expect(!tokens[3].isAtLineStart)
+        #expect(tokens[4].isAtLineStart)
+    }
+
+    @Test func tokenLimitIsNamed() {
+        var limits = LanguageLimits()
+        limits.maxTokens = 5
+        let (tokens, diagnostics) = Lexer.tokenize(SourceFile(name: "t.metal", text: "a b c d e f g h"), fileIndex: 0, limits: limits)
+        #expect(tokens.count == 6)
+        #expect(diagnostics.map(\.message) == ["too many tokens (limit maxTokens = 5)"])
+    }
+}
