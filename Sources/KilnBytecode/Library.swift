@@ -298,6 +298,10 @@ public struct LibraryLimits: Hashable, Sendable {
     public var maxUniformWords: Int = 1 << 16
     public var maxBuffers: Int = 31
     public var maxTextures: Int = 31
+    /// Maximum parameters, and lane slots in each of `inputs` and `outputs`, per function
+    /// (checked while reading, so a file cannot make the reader build millions of records).
+    public var maxParameters: Int = 256
+    public var maxLaneSlots: Int = 1024
     /// Maximum bytes of a library file.
     public var maxLibraryBytes: Int = 64 << 20
 
