@@ -1,0 +1,101 @@
+import KilnBytecode
+import KilnLanguage
+
+/// Settings of one compile request.
+public struct CompileOptions: Hashable, Sendable {
+    /// Limits of the front end (source size, tokens, nesting, errors).
+    public var languageLimits: LanguageLimits
+    /// Limits of the produced library (registers per function, instructions, constants).
+    public var libraryLimits: LibraryLimits
+    /// Run dead-code elimination (constant folding and uniform hoisting always run).
+    public var optimize: Bool
+    /// Most helper calls inlined into one entry point. Every call is inlined, so helpers
+    /// that each call the previous one twice would otherwise mean 2^n calls of work.
+    public var maxInlinedCalls: Int
+
+    public init(languageLimits: LanguageLimits = .default, libraryLimits: LibraryLimits = .default, optimize: Bool = true,
+                maxInlinedCalls: Int = 1 << 16) {
+        self.languageLimits = languageLimits
+        self.libraryLimits = libraryLimits
+        self.optimize = optimize
+        self.maxInlinedCalls = maxInlinedCalls
+    }
+}
+
+/// What a compile request produced.
+public struct CompileResult: Sendable {
+    /// The library, or nil when any error was reported.
+    public var library: Library?
+    /// Errors, warnings and notes of every translation unit, in order.
+    public var diagnostics: [Diagnostic]
+    /// The files that were compiled (diagnostic locations index them).
+    public var files: [SourceFile]
+
+    public init(library: Library?, diagnostics: [Diagnostic], files: [SourceFile]) {
+        self.library = library
+        self.diagnostics = diagnostics
+        self.files = files
+    }
+}
+
+/// The compiler's façade: source files in, one `Library` (or diagnostics) out.
+public enum Compiler {
+    /// Checks every translation unit (each file not ending in `.h`; a lone file whatever its
+    /// name), lowers every entry point, and merges them into one library with provenance.
+    public static func compile(_ files: [SourceFile], options: CompileOptions = .init()) -> CompileResult {
+        var diagnostics: [Diagnostic] = []
+        let units = files.count == 1 ? [0] : files.indices.filter { !files[$0].name.hasSuffix(".h") }
+        var assembler = LibraryAssembler(limits: options.libraryLimits, optimize: options.optimize)
+        var names: [String: SourceRange] = [:]
+        var failed = false
+        for main in units {
+            let (checked, found) = Frontend.check(files: files, mainFile: main, limits: options.languageLimits)
+            diagnostics += found
+            guard let program = checked, !found.contains(where: { $0.severity == .error }) else {
+                failed = true
+                continue
+            }
+            let discards = StatementScanner.discardingFunctions(program)
+            for entry in program.entries {
+                let function = program.functions[entry.function]
+                if let previous = names[function.name] {
+                    diagnostics.append(.error("duplicate entry point '\(function.name)'", at: function.range,
+                                              notes: [.init(message: "previous definition is here", range: previous)]))
+                    failed = true
+                    continue
+                }
+                names[function.name] = function.range
+                let lowerer = FunctionLowerer(program: program, entry: entry, constants: assembler.constants,
+                                              maxRegisters: min(options.libraryLimits.maxRegisters, Int(UInt16.max)),
+                                              functionDiscards: discards, constantIndex: assembler.constantIndex)
+                lowerer.maxInlinedCalls = options.maxInlinedCalls
+                lowerer.maxInstructions = options.libraryLimits.maxInstructions
+                do {
+                    let lowered = try lowerer.lowerEntry()
+                    if let problem = assembler.append(lowered) {
+                        diagnostics.append(problem)
+                        failed = true
+                    }
+                } catch LoweringError.diagnostic(let diagnostic) {
+                    diagnostics.append(diagnostic)
+                    failed = true
+                } catch {
+                    diagnostics.append(.error("internal compiler error: \(error)", at: function.range))
+                    failed = true
+                }
+            }
+        }
+        if assembler.functions.count > options.libraryLimits.maxFunctions {
+            diagnostics.append(.error("\(assembler.functions.count) entry points, more than the limit of \(options.libraryLimits.maxFunctions) (LibraryLimits.maxFunctions)",
+                                      at: SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1))))
+            failed = true
+        }
+        guard !failed else { return CompileResult(library: nil, diagnostics: diagnostics, files: files) }
+        let library = Library(
+            compilerVersion: CompilerVersion.string,
+            sources: files.map { SourceRecord(name: $0.name, sha256: SHA256Digest.hash($0.bytes)) },
+            functions: assembler.functions, constants: assembler.constants, code: assembler.code,
+            debugLocations: assembler.debugLocations)
+        return CompileResult(library: library, diagnostics: diagnostics, files: files)
+    }
+}

@@ -1,0 +1,96 @@
+import KilnBytecode
+
+/// Evaluates instructions on constant operands at compile time, bit-identically to the VM.
+///
+/// Only opcodes whose result IEEE 754 (or two's complement) pins down exactly are folded:
+/// the basic arithmetic, comparisons, rounding, square root, integer ops and conversions.
+/// Transcendental builtins (`fsin`, `fexp`, `fpow`, …) are never folded, because the VM
+/// computes them with its own implementations and the folded value could differ in the
+/// last bit.
+enum ConstantFolder {
+    /// The folded result, or nil when the opcode is not folded.
+    static func fold(_ opcode: Opcode, _ operands: [UInt32]) -> UInt32? {
+        func f(_ i: Int) -> Float { Float(bitPattern: operands[i]) }
+        func s(_ i: Int) -> Int32 { Int32(bitPattern: operands[i]) }
+        func u(_ i: Int) -> UInt32 { operands[i] }
+        func bits(_ value: Float) -> UInt32 { value.bitPattern }
+        func bool(_ value: Bool) -> UInt32 { value ? 1 : 0 }
+        switch (opcode, operands.count) {
+        case (.mov, 1): return u(0)
+        case (.sel, 3): return u(0) != 0 ? u(1) : u(2)
+        case (.fadd, 2): return bits(f(0) + f(1))
+        case (.fsub, 2): return bits(f(0) - f(1))
+        case (.fmul, 2): return bits(f(0) * f(1))
+        case (.fdiv, 2): return bits(f(0) / f(1))
+        case (.fneg, 1): return u(0) ^ 0x8000_0000
+        case (.fabs, 1): return u(0) & 0x7FFF_FFFF
+        case (.fmin, 2):
+            // NaN and signed-zero cases are left to the VM.
+            if f(0).isNaN || f(1).isNaN || (f(0) == f(1) && u(0) != u(1)) { return nil }
+            return bits(Swift.min(f(0), f(1)))
+        case (.fmax, 2):
+            if f(0).isNaN || f(1).isNaN || (f(0) == f(1) && u(0) != u(1)) { return nil }
+            return bits(Swift.max(f(0), f(1)))
+        case (.ffloor, 1): return bits(f(0).rounded(.down))
+        case (.fceil, 1): return bits(f(0).rounded(.up))
+        case (.ftrunc, 1): return bits(f(0).rounded(.towardZero))
+        case (.fround, 1): return bits(f(0).rounded(.toNearestOrAwayFromZero))
+        case (.frint, 1): return bits(f(0).rounded(.toNearestOrEven))
+        case (.fsqrt, 1): return bits(f(0).squareRoot())
+        case (.feq, 2): return bool(f(0) == f(1))
+        case (.fne, 2): return bool(f(0) != f(1))
+        case (.flt, 2): return bool(f(0) < f(1))
+        case (.fle, 2): return bool(f(0) <= f(1))
+        case (.fisnan, 1): return bool(f(0).isNaN)
+        case (.fisinf, 1): return bool(f(0).isInfinite)
+        case (.iadd, 2): return u(0) &+ u(1)
+        case (.isub, 2): return u(0) &- u(1)
+        case (.imul, 2): return u(0) &* u(1)
+        case (.idiv, 2):
+            if s(1) == 0 { return 0 }
+            if s(0) == Int32.min && s(1) == -1 { return u(0) }
+            return UInt32(bitPattern: s(0) / s(1))
+        case (.irem, 2):
+            if s(1) == 0 || s(1) == -1 { return 0 }
+            return UInt32(bitPattern: s(0) % s(1))
+        case (.udiv, 2): return u(1) == 0 ? 0 : u(0) / u(1)
+        case (.urem, 2): return u(1) == 0 ? 0 : u(0) % u(1)
+        case (.ineg, 1): return 0 &- u(0)
+        case (.iabs, 1): return s(0) < 0 ? 0 &- u(0) : u(0)
+        case (.imin, 2): return UInt32(bitPattern: Swift.min(s(0), s(1)))
+        case (.imax, 2): return UInt32(bitPattern: Swift.max(s(0), s(1)))
+        case (.umin, 2): return Swift.min(u(0), u(1))
+        case (.umax, 2): return Swift.max(u(0), u(1))
+        case (.and, 2): return u(0) & u(1)
+        case (.or, 2): return u(0) | u(1)
+        case (.xor, 2): return u(0) ^ u(1)
+        case (.not, 1): return ~u(0)
+        case (.lnot, 1): return bool(u(0) == 0)
+        case (.shl, 2): return u(0) << (u(1) & 31)
+        case (.shr, 2): return UInt32(bitPattern: s(0) >> Int32(u(1) & 31))
+        case (.ushr, 2): return u(0) >> (u(1) & 31)
+        case (.ieq, 2): return bool(u(0) == u(1))
+        case (.ine, 2): return bool(u(0) != u(1))
+        case (.ilt, 2): return bool(s(0) < s(1))
+        case (.ile, 2): return bool(s(0) <= s(1))
+        case (.ult, 2): return bool(u(0) < u(1))
+        case (.ule, 2): return bool(u(0) <= u(1))
+        case (.itof, 1): return bits(Float(s(0)))
+        case (.utof, 1): return bits(Float(u(0)))
+        case (.ftoi, 1):
+            let x = f(0)
+            if x.isNaN { return 0 }
+            if x >= 2147483648.0 { return UInt32(bitPattern: Int32.max) }
+            if x <= -2147483648.0 { return UInt32(bitPattern: Int32.min) }
+            return UInt32(bitPattern: Int32(x.rounded(.towardZero)))
+        case (.ftou, 1):
+            let x = f(0)
+            if x.isNaN || x <= 0 { return 0 }
+            if x >= 4294967296.0 { return UInt32.max }
+            return UInt32(x.rounded(.towardZero))
+        case (.sext16, 1): return UInt32(bitPattern: Int32(Int16(truncatingIfNeeded: u(0))))
+        case (.zext16, 1): return u(0) & 0xFFFF
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// Removes `mov home, temporary` by computing the temporary directly into the home.
+///
+/// Lowering renames values freely, but results must end in fixed registers (output
+/// slots, variable homes written inside loops). When the temporary is defined once, read
+/// only by the move, and defined earlier in the same basic block with nothing touching
+/// the home in between, the defining instruction can write the home itself.
+enum CopyCoalescer {
+    static func run(_ state: inout LoweringState) {
+        let registerCount = state.registerUnit.count
+        var definitions = [Int](repeating: 0, count: registerCount)
+        var uses = [Int](repeating: 0, count: registerCount)
+        var definedAt = [Int](repeating: -1, count: registerCount)
+        for instruction in state.prologue {
+            instruction.forEachRead { if $0 >= 0 { uses[$0] += 1 } }
+        }
+        for (index, instruction) in state.body.enumerated() {
+            instruction.forEachRead { if $0 >= 0 { uses[$0] += 1 } }
+            if let register = instruction.writes {
+                definitions[register] += 1
+                definedAt[register] = index
+            }
+        }
+        var removed = [Bool](repeating: false, count: state.body.count)
+        for index in state.body.indices {
+            let move = state.body[index]
+            guard move.opcode == .mov, !move.isLabel else { continue }
+            let home = move.a, temporary = move.b
+            guard temporary >= 0, definitions[temporary] == 1, uses[temporary] == 1,
+                  !state.units[state.registerUnit[temporary]].isPrologue,
+                  state.units[state.registerUnit[temporary]].size == 1 else { continue }
+            let definition = definedAt[temporary]
+            guard definition >= 0, definition < index, !removed[definition] else { continue }
+            switch state.body[definition].opcode.shape {
+            case .unary, .binary, .ternary: break
+            default: continue
+            }
+            let homeUnit = state.registerUnit[home]
+            var clear = true
+            for between in (definition + 1)..<index {
+                let instruction = state.body[between]
+                if instruction.isLabel { clear = false; break }
+                switch instruction.opcode.shape {
+                case .jump, .conditionalJump, .none: clear = false
+                default: break
+                }
+                let touched = instruction.reads + (instruction.writes.map { [$0] } ?? [])
+                switch instruction.opcode.shape {
+                case .loadRegisterArray, .storeRegisterArray, .texture, .textureSize:
+                    // These name a whole register group by its first member.
+                    if touched.contains(where: { $0 >= 0 && state.registerUnit[$0] == homeUnit }) { clear = false }
+                default:
+                    if touched.contains(home) { clear = false }
+                }
+                if !clear { break }
+            }
+            guard clear else { continue }
+            state.body[definition].a = home
+            removed[index] = true
+        }
+        state.body = state.body.enumerated().filter { !removed[$0.offset] }.map(\.element)
+    }
+}

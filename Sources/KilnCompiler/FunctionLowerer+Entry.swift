@@ -1,0 +1,238 @@
+import KilnBytecode
+import KilnLanguage
+
+/// An entry function lowered to the intermediate form, before register allocation.
+struct LoweredFunction {
+    var state: LoweringState
+    var name: String
+    var kind: FunctionKind
+    var parameters: [Parameter]
+    var returnTypeName: String
+    /// Lane slots with the first virtual register of their group in `register`'s place.
+    var inputs: [(slot: LaneSlot, first: VirtualRegister)]
+    var outputs: [(slot: LaneSlot, first: VirtualRegister)]
+    var discardRegister: VirtualRegister?
+    var uniformWordCount: UInt32
+    var bufferCount: UInt32
+    var textureCount: UInt32
+    var range: SourceRange
+}
+
+extension FunctionLowerer {
+    /// Lowers the entry function with the binding conventions of the renderer: lane
+    /// inputs (position, color, stage_in fields, vertex_id), uniform words for user
+    /// arguments in parameter order, buffer and texture slots, result slots as outputs.
+    func lowerEntry() throws -> LoweredFunction {
+        let function = program.functions[entry.function]
+        let kind = FunctionKind(entry.kind)
+        var frame = Frame(function: entry.function, entryMask: .all, divergentDepth: 0, endLabel: newLabel(), isEntry: true)
+        frame.pinned = StatementScanner.dynamicallyIndexedVariables(function.body)
+        state.frames.append(frame)
+        state.currentLocation = 0
+        state.locations.append(function.range.start)
+        state.locationIndex[function.range.start.file << 32 | function.range.start.offset] = 0
+
+        var parameters: [Parameter] = []
+        var inputs: [(slot: LaneSlot, first: VirtualRegister)] = []
+        var word: UInt32 = 0
+        var nextTexture: UInt32 = kind == .layer ? 1 : 0
+        var nextBuffer: UInt32 = 0
+        var textureCount: UInt32 = kind == .layer ? 1 : 0
+        var bufferCount: UInt32 = 0
+        let stitchable = kind != .vertex && kind != .fragment
+
+        func input(_ name: String, _ attribute: String, _ type: KType, flat: Bool = false) -> [VirtualRegister] {
+            let group = newUnit(size: count(type), prologue: false)
+            for member in group { state.isUniform[member] = false }
+            if let valueType = valueType(type) {
+                inputs.append((LaneSlot(name: name, attribute: attribute, type: valueType, register: 0, flat: flat), group[0]))
+            }
+            return group
+        }
+        func uniformWords(_ type: KType) -> (UInt32, [VirtualRegister]) {
+            let first = word
+            let registers = (0..<count(type)).map { argument(first + UInt32($0)) }
+            word += UInt32(count(type))
+            return (first, registers)
+        }
+
+        for p in function.parameters { try checkSize(p.type, p.range) }
+        try checkSize(function.returnType, function.range)
+        for (index, p) in function.parameters.enumerated() {
+            let annotation = entry.argumentDocs.first { $0.name == p.name }.map {
+                ArgumentAnnotation(minimum: $0.minimum.map { Float($0) }, maximum: $0.maximum.map { Float($0) },
+                                   defaultValue: $0.defaultValue.map { Float($0) }, help: $0.help)
+            }
+            var storage: VariableStorage
+            var binding: Binding
+            var parameterValueType = valueType(p.type)
+            if stitchable && index < entry.firstUserArgument {
+                if p.type == .layer {
+                    storage = .texture(slot: 0)
+                    binding = .layer
+                    parameterValueType = nil
+                } else if index == 0 {
+                    storage = .components(input("position", "position", p.type))
+                    binding = .position
+                } else {
+                    storage = .components(input("color", "color", p.type))
+                    binding = .color
+                }
+            } else if p.attributes.contains("stage_in"), case .structure(let s) = p.type {
+                var registers: [VirtualRegister] = []
+                for field in structs[s].fields {
+                    let text = field.attributes.first { $0 != "flat" } ?? ""
+                    registers += input(field.name, text, field.type, flat: field.attributes.contains("flat"))
+                }
+                storage = .components(registers)
+                binding = .stageIn
+                parameterValueType = nil
+            } else if p.attributes.contains("vertex_id") || p.attributes.contains("instance_id") {
+                let isVertex = p.attributes.contains("vertex_id")
+                storage = .components(input(p.name, isVertex ? "vertex_id" : "instance_id", p.type))
+                binding = isVertex ? .vertexID : .instanceID
+            } else if p.attributes.contains("position") {
+                storage = .components(input(p.name, "position", p.type))
+                binding = .position
+            } else {
+                switch p.type {
+                case .texture:
+                    var slot = nextTexture
+                    if let n = Self.attributeNumber(p.attributes, "texture") { slot = n } else { nextTexture += 1 }
+                    storage = .texture(slot: slot)
+                    binding = .texture(slot: slot)
+                    textureCount = max(textureCount, Self.slotCount(slot))
+                    parameterValueType = nil
+                case .layer:
+                    storage = .texture(slot: 0)
+                    binding = .layer
+                    parameterValueType = nil
+                case .sampler:
+                    storage = .sampler(nil)
+                    binding = .sampler
+                    parameterValueType = nil
+                case .pointer(let element, _):
+                    var slot = nextBuffer
+                    if let n = Self.attributeNumber(p.attributes, "buffer") { slot = n } else { nextBuffer += 1 }
+                    storage = .buffer(slot: slot, element: element)
+                    var countWord: UInt32?
+                    if stitchable, index + 1 < function.parameters.count,
+                       case .scalar(let k) = function.parameters[index + 1].type, k.isInteger {
+                        countWord = word
+                    }
+                    binding = .buffer(slot: slot, countWord: countWord)
+                    bufferCount = max(bufferCount, Self.slotCount(slot))
+                    parameterValueType = valueType(element)
+                default:
+                    let (first, registers) = uniformWords(p.type)
+                    storage = .components(registers)
+                    binding = .uniform(word: first)
+                }
+            }
+            if case .components(let values) = storage, state.frames[0].pinned.contains(p.variable) {
+                try declareValue(p.variable, type: p.type, values: values, pinned: true)
+            } else {
+                declare(p.variable, storage: storage)
+            }
+            parameters.append(Parameter(name: p.name, typeName: p.typeSpelling, valueType: parameterValueType,
+                                        binding: binding, annotation: annotation))
+        }
+
+        // Results: one output slot per returned struct field, or one `result` slot.
+        var outputs: [(slot: LaneSlot, first: VirtualRegister)] = []
+        var returnHome: [VirtualRegister] = []
+        func output(_ name: String, _ attribute: String, _ type: KType, flat: Bool) {
+            let group = newUnit(size: count(type), prologue: false)
+            for member in group { state.isHome[member] = true }
+            returnHome += group
+            if let valueType = valueType(type) {
+                outputs.append((LaneSlot(name: name, attribute: attribute, type: valueType, register: 0, flat: flat), group[0]))
+            }
+        }
+        if case .structure(let s) = function.returnType {
+            for field in structs[s].fields {
+                output(field.name, field.attributes.first { $0 != "flat" } ?? "", field.type, flat: field.attributes.contains("flat"))
+            }
+        } else if function.returnType != .void {
+            output("result", kind == .fragment ? "color(0)" : "", function.returnType, flat: false)
+        }
+        state.frames[0].returnHome = returnHome
+        if kind == .fragment && functionDiscards[entry.function] {
+            let register = newHome(uniform: false)
+            emitBody(IRInstruction(opcode: .mov, a: register, b: zero))
+            state.discardRegister = register
+        }
+
+        try lowerBlock(function.body)
+        placeLabel(state.frames[0].endLabel)
+
+        textureCount = max(textureCount, state.usedTextureSlots.max().map(Self.slotCount) ?? 0)
+        bufferCount = max(bufferCount, state.usedBufferSlots.max().map(Self.slotCount) ?? 0)
+        return LoweredFunction(state: state, name: function.name, kind: kind, parameters: parameters,
+                               returnTypeName: typeName(function.returnType), inputs: inputs, outputs: outputs,
+                               discardRegister: state.discardRegister, uniformWordCount: word,
+                               bufferCount: bufferCount, textureCount: textureCount, range: function.range)
+    }
+
+    /// Slots needed to use `slot`: `slot + 1`, saturating so `[[buffer(4294967295)]]` cannot
+    /// trap; a count that large fails the `LibraryLimits` check with a diagnostic.
+    static func slotCount(_ slot: UInt32) -> UInt32 { slot == .max ? slot : slot + 1 }
+
+    /// `n` of an attribute `name(n)`.
+    static func attributeNumber(_ attributes: [String], _ name: String) -> UInt32? {
+        for attribute in attributes where attribute.hasPrefix(name + "(") && attribute.hasSuffix(")") {
+            let digits = attribute.dropFirst(name.count + 1).dropLast()
+            if let n = UInt32(String(digits.filter { $0 != " " })) { return n }
+        }
+        return nil
+    }
+
+    /// The renderer-facing shape of a scalar, vector, matrix or array of them.
+    func valueType(_ type: KType) -> ValueType? {
+        switch type {
+        case .scalar(let k): return ValueType(ScalarType(k))
+        case .vector(let k, let n): return ValueType(ScalarType(k), rows: UInt8(n))
+        case .matrix(let k, let c, let r): return ValueType(ScalarType(k), rows: UInt8(r), columns: UInt8(c))
+        case .array(let element, let n):
+            guard var inner = valueType(element), inner.arrayLength == 0 else { return nil }
+            inner.arrayLength = UInt32(n)
+            return inner
+        default: return nil
+        }
+    }
+
+    func typeName(_ type: KType) -> String {
+        switch type {
+        case .void: return "void"
+        case .structure(let s): return structs[s].name
+        default: return valueType(type)?.name ?? "\(type)"
+        }
+    }
+}
+
+extension ScalarType {
+    init(_ kind: ScalarKind) {
+        switch kind {
+        case .bool: self = .bool
+        case .int: self = .int
+        case .uint: self = .uint
+        case .short: self = .short
+        case .ushort: self = .ushort
+        case .float: self = .float
+        case .half: self = .half
+        }
+    }
+}
+
+extension FunctionKind {
+    init(_ kind: EntryKind) {
+        switch kind {
+        case .distortion: self = .distortion
+        case .color: self = .color
+        case .layer: self = .layer
+        case .shape: self = .shape
+        case .vertex: self = .vertex
+        case .fragment: self = .fragment
+        }
+    }
+}

@@ -1,0 +1,480 @@
+import KilnBytecode
+import KilnLanguage
+
+extension FunctionLowerer {
+    func lowerBlock(_ statements: [TypedStatement]) throws {
+        for statement in statements {
+            guard state.mask.isLive else { return }
+            try at(statement.range) { try lowerStatement(statement) }
+        }
+    }
+
+    func lowerStatement(_ statement: TypedStatement) throws {
+        switch statement.kind {
+        case .declare(let id, let initializer):
+            let info = program.functions[state.frames[frameIndex].function].variables[id]
+            if let sampler = info.sampler {
+                declare(id, storage: .sampler(sampler))
+                return
+            }
+            try checkSize(info.type, statement.range)
+            let values = try initializer.map { try value($0) } ?? Array(repeating: zero, count: count(info.type))
+            // A `const` table needs no register group: its reads become `ldk` or `ldr` of a copy.
+            let pinned = state.frames[frameIndex].pinned.contains(id) && !info.isConst
+            try declareValue(id, type: info.type, values: values, pinned: pinned)
+        case .expression(let e):
+            _ = try value(e)
+        case .block(let statements):
+            try lowerBlock(statements)
+        case .ifElse(let condition, let then, let otherwise):
+            let c = try value(condition)[0]
+            if let known = state.knownConstant[c] {
+                try lowerBlock(known != 0 ? then : otherwise)
+                return
+            }
+            let assigned = assignedVariables(then + otherwise, program: program)
+            let retires = StatementScanner.canRetire(then + otherwise, discards: functionDiscards)
+            try branch(c, assigned: assigned, canRetire: retires, then: { _ in try self.lowerBlock(then) },
+                       otherwise: otherwise.isEmpty ? nil : { _ in try self.lowerBlock(otherwise) })
+        case .loop(let condition, let step, let body, let testFirst):
+            try lowerLoop(condition, step, body, testFirst)
+        case .breakLoop:
+            try lowerBreak(statement.range)
+        case .continueLoop:
+            try lowerContinue(statement.range)
+        case .returnValue(let e):
+            try lowerReturn(e)
+        case .switchOn(let subject, let cases):
+            try lowerSwitch(subject, cases)
+        case .discard:
+            guard let register = state.discardRegister else {
+                throw fail("discard_fragment() is only supported in fragment functions", statement.range)
+            }
+            try emitInto(register, .or, register, maskRegister)
+            for index in state.frames.indices { state.frames[index].didMaskRetire = true }
+            state.mask = .retired
+        }
+    }
+
+    /// Stores the mask an arm ended with into the arm's mask home, so the join reads a
+    /// register that is valid whether or not the arm ran.
+    func writeBackMask(_ home: VirtualRegister, _ end: ExecutionMask) throws {
+        switch end {
+        case .lanes(let register): if register != home { try emitInto(home, .mov, register) }
+        case .all: try emitInto(home, .mov, one)
+        case .retired: try emitInto(home, .mov, zero)
+        case .unreachable: break
+        }
+    }
+
+    /// An `if`: real jumps when the condition is uniform, execution masks otherwise.
+    /// The closures get `true` when they run under a divergent mask.
+    func branch(_ condition: VirtualRegister, assigned: Set<VariableID>, canRetire: Bool,
+                then: (Bool) throws -> Void, otherwise: ((Bool) throws -> Void)?) throws {
+        enterRegion(assigned: assigned)
+        defer { exitRegion() }
+        if isUniform(condition) {
+            // First without a mask home (retirements that jump leave the mask alone); if an
+            // arm retires lanes by mask after all, redo the branch with the mask in a home.
+            if canRetire && speculationBudget > 0 {
+                speculationBudget -= 1
+                let saved = state
+                do {
+                    try uniformBranch(condition, useMaskHome: false, then: then, otherwise: otherwise)
+                    return
+                } catch LoweringError.branchNeedsMaskHome {
+                    state = saved
+                }
+            }
+            try uniformBranch(condition, useMaskHome: canRetire, then: then, otherwise: otherwise)
+            return
+        }
+        let start = state.mask
+        let elseLabel = newLabel(), joinLabel = newLabel()
+        state.divergentDepth += 1
+        defer { state.divergentDepth -= 1 }
+        let startRegister: VirtualRegister? = start == .all ? nil : maskRegister
+        var thenMask = startRegister.map { op(.and, $0, condition) } ?? condition
+        let notCondition = op(.lnot, condition)
+        var elseMask = startRegister.map { op(.and, $0, notCondition) } ?? notCondition
+        if canRetire {
+            let home = newHome(uniform: false)
+            emitBody(IRInstruction(opcode: .mov, a: home, b: thenMask))
+            thenMask = home
+            if otherwise != nil {
+                let elseHome = newHome(uniform: false)
+                emitBody(IRInstruction(opcode: .mov, a: elseHome, b: elseMask))
+                elseMask = elseHome
+            }
+        }
+        jump(.jnone, thenMask, elseLabel)
+        state.mask = .lanes(thenMask)
+        try then(true)
+        if canRetire { try writeBackMask(thenMask, state.mask) }
+        placeLabel(elseLabel)
+        if let otherwise {
+            jump(.jnone, elseMask, joinLabel)
+            state.mask = .lanes(elseMask)
+            try otherwise(true)
+            if canRetire { try writeBackMask(elseMask, state.mask) }
+            placeLabel(joinLabel)
+        }
+        state.mask = canRetire ? .lanes(op(.or, thenMask, elseMask)) : start
+    }
+
+    /// `jz c, else; then; jmp join; else: otherwise; join:`. With `useMaskHome`, the mask is
+    /// copied into a home first so arms that retire lanes by mask can update it.
+    func uniformBranch(_ condition: VirtualRegister, useMaskHome: Bool,
+                       then: (Bool) throws -> Void, otherwise: ((Bool) throws -> Void)?) throws {
+        let elseLabel = newLabel(), joinLabel = newLabel()
+        var maskHome: VirtualRegister?
+        if useMaskHome {
+            let home = newHome(uniform: false)
+            emitBody(IRInstruction(opcode: .mov, a: home, b: maskRegister))
+            maskHome = home
+            state.mask = .lanes(home)
+        }
+        let inner = state.mask
+        jump(.jz, condition, elseLabel)
+        try then(false)
+        let endThen = state.mask
+        if let maskHome { try writeBackMask(maskHome, endThen) }
+        if otherwise != nil && endThen != .unreachable { jump(joinLabel) }
+        placeLabel(elseLabel)
+        state.mask = inner
+        var endElse = inner
+        if let otherwise {
+            try otherwise(false)
+            endElse = state.mask
+            if let maskHome { try writeBackMask(maskHome, endElse) }
+            placeLabel(joinLabel)
+        }
+        if maskHome == nil {
+            for end in [endThen, endElse] where end != inner && end != .unreachable {
+                throw LoweringError.branchNeedsMaskHome
+            }
+        }
+        if endThen == .unreachable && endElse == .unreachable {
+            state.mask = .unreachable
+        } else {
+            state.mask = inner
+        }
+    }
+
+    // MARK: - Loops
+
+    func lowerLoop(_ condition: TypedExpression?, _ step: TypedExpression?, _ body: [TypedStatement], _ testFirst: Bool) throws {
+        let assigned = assignedVariables(body, extra: [condition, step].compactMap { $0 }, program: program)
+        enterRegion(assigned: assigned)
+        defer { exitRegion() }
+        // Try jump-based control first. A home that turns varying restarts the attempt with
+        // that home varying from the start (a fixed point over the loop's homes); control
+        // that turns out varying falls back to masks.
+        var varying = obviouslyVaryingHomes(body, assigned)
+        attempts: while speculationBudget > 0 {
+            speculationBudget -= 1
+            let saved = state
+            for home in varying { state.isUniform[home] = false }
+            do {
+                try uniformLoop(condition, step, body, testFirst, assigned)
+                return
+            } catch LoweringError.respeculate {
+                state = saved
+                break attempts
+            } catch LoweringError.becameVarying(let home) {
+                state = saved
+                if state.watchedHomes.contains(where: { $0.contains(home) }) || varying.contains(home) {
+                    throw LoweringError.becameVarying(home)
+                }
+                varying.insert(home)
+            }
+        }
+        try maskedLoop(condition, step, body, testFirst, assigned)
+    }
+
+    /// Homes of loop variables that are assigned a value reading something already varying
+    /// (a varying variable, a texture sample): they would turn varying in the first uniform
+    /// attempt anyway, so they start varying and spare a restart. (Only a hint: the fixed
+    /// point in `lowerLoop` catches everything else.)
+    func obviouslyVaryingHomes(_ body: [TypedStatement], _ assigned: Set<VariableID>) -> Set<VirtualRegister> {
+        var roots = Set<VariableID>()
+        func isVarying(_ e: TypedExpression) -> Bool {
+            var found = false
+            StatementScanner.visit(e) { inner in
+                switch inner.kind {
+                case .textureSample, .layerSample, .textureRead: found = true
+                case .variable(let id):
+                    let root = resolveRoot(frameIndex, id, nil)
+                    if rootComponents(root.frame, root.id).contains(where: { !state.isUniform[$0] }) { found = true }
+                default: break
+                }
+            }
+            return found
+        }
+        StatementScanner.visit(body) { e in
+            switch e.kind {
+            case .assign(let lhs, let rhs), .compoundAssign(_, let lhs, let rhs):
+                if let id = StatementScanner.root(lhs), assigned.contains(id), isVarying(rhs) { roots.insert(id) }
+            default: break
+            }
+        }
+        return homes(of: roots)
+    }
+
+    /// A loop whose control is the same in every lane: `jz` before, `jnz` as the back edge.
+    func uniformLoop(_ condition: TypedExpression?, _ step: TypedExpression?, _ body: [TypedStatement], _ testFirst: Bool,
+                     _ assigned: Set<VariableID>) throws {
+        state.watchedHomes.append(homes(of: assigned))
+        defer { state.watchedHomes.removeLast() }
+        let start = state.mask
+        let exitLabel = newLabel(), headLabel = newLabel(), continueLabel = newLabel()
+        state.breakables.append(Breakable(isLoop: true, isUniform: true, breakLabel: exitLabel, continueLabel: continueLabel,
+                                          exitLanes: nil, continueLanes: nil, divergentDepth: state.divergentDepth,
+                                          bodyMask: start))
+        defer { state.breakables.removeLast() }
+        if testFirst, let condition {
+            let c = try value(condition)[0]
+            guard isUniform(c) else { throw LoweringError.respeculate }
+            if state.knownConstant[c] == 0 { return }
+            jump(.jz, c, exitLabel)
+        }
+        placeLabel(headLabel)
+        try lowerBlock(body)
+        guard state.mask == start || state.mask == .unreachable else { throw LoweringError.respeculate }
+        state.mask = start
+        placeLabel(continueLabel)
+        if let step { _ = try value(step) }
+        let c = try condition.map { try value($0)[0] } ?? one
+        guard isUniform(c), state.mask == start else { throw LoweringError.respeculate }
+        jump(.jnz, c, headLabel)
+        placeLabel(exitLabel)
+        state.mask = start
+    }
+
+    /// A loop that runs while any lane is active: `jany` is the back edge.
+    func maskedLoop(_ condition: TypedExpression?, _ step: TypedExpression?, _ body: [TypedStatement], _ testFirst: Bool,
+                    _ assigned: Set<VariableID>) throws {
+        state.divergentDepth += 1
+        defer { state.divergentDepth -= 1 }
+        for home in homes(of: assigned).sorted() { try setUniformity(home, false) }
+        let start = state.mask
+        let running = newHome(uniform: false)
+        emitBody(IRInstruction(opcode: .mov, a: running, b: maskRegister))
+        let exited = newHome(uniform: false)
+        emitBody(IRInstruction(opcode: .mov, a: exited, b: zero))
+        let continued = StatementScanner.containsContinue(body) ? newHome(uniform: false) : nil
+        let headLabel = newLabel(), exitLabel = newLabel()
+        state.breakables.append(Breakable(isLoop: true, isUniform: false, breakLabel: exitLabel, continueLabel: exitLabel,
+                                          exitLanes: exited, continueLanes: continued, divergentDepth: state.divergentDepth))
+        defer { state.breakables.removeLast() }
+        func test(_ condition: TypedExpression) throws {
+            let c = try value(condition)[0]
+            try emitInto(exited, .or, exited, op(.and, running, op(.lnot, c)))
+            try emitInto(running, .and, running, c)
+        }
+        placeLabel(headLabel)
+        state.mask = .lanes(running)
+        if testFirst, let condition {
+            try test(condition)
+            jump(.jnone, running, exitLabel)
+        }
+        if let continued { emitBody(IRInstruction(opcode: .mov, a: continued, b: zero)) }
+        state.mask = .lanes(running)
+        try lowerBlock(body)
+        var next: VirtualRegister?
+        if case .lanes(let register) = state.mask { next = register }
+        if let continued { next = next.map { op(.or, $0, continued) } ?? continued }
+        if next != running { try emitInto(running, .mov, next ?? zero) }
+        state.mask = .lanes(running)
+        if let step { _ = try value(step) }
+        if !testFirst, let condition { try test(condition) }
+        jump(.jany, running, headLabel)
+        placeLabel(exitLabel)
+        // Every lane that entered leaves through `exited` unless it returned or discarded:
+        // without those, the mask after the loop is the mask before it (which keeps an
+        // enclosing uniform loop uniform).
+        let retiresOut = StatementScanner.canRetire(body, discards: functionDiscards, insideLoop: true)
+        state.mask = retiresOut ? .lanes(exited) : start
+    }
+
+    func lowerBreak(_ range: SourceRange) throws {
+        guard let target = state.breakables.last else { throw fail("'break' outside a loop or switch", range) }
+        if target.isUniform {
+            guard state.divergentDepth == target.divergentDepth, state.mask == target.bodyMask else {
+                throw LoweringError.respeculate
+            }
+            jump(target.breakLabel)
+            state.mask = .unreachable
+        } else if let exited = target.exitLanes {
+            try emitInto(exited, .or, exited, maskRegister)
+            state.mask = .retired
+        }
+    }
+
+    func lowerContinue(_ range: SourceRange) throws {
+        guard let target = state.breakables.last(where: \.isLoop) else { throw fail("'continue' outside a loop", range) }
+        if target.isUniform {
+            guard state.divergentDepth == target.divergentDepth, state.mask == target.bodyMask else {
+                throw LoweringError.respeculate
+            }
+            jump(target.continueLabel)
+            state.mask = .unreachable
+        } else if let continued = target.continueLanes {
+            try emitInto(continued, .or, continued, maskRegister)
+            state.mask = .retired
+        }
+    }
+
+    func lowerReturn(_ e: TypedExpression?) throws {
+        let values = try e.map { try value($0) } ?? []
+        let frame = state.frames[frameIndex]
+        if frame.hasSingleFinalReturn {
+            state.frames[frameIndex].directResult = values
+            state.mask = .unreachable
+            return
+        }
+        let mask: VirtualRegister? = state.mask == frame.entryMask ? nil : maskRegister
+        for (home, v) in zip(frame.returnHome, values) { try writeHome(home, v, mask: mask) }
+        if let returned = frame.returnedLanes { try emitInto(returned, .or, returned, maskRegister) }
+        if state.divergentDepth == frame.divergentDepth {
+            jump(frame.endLabel)
+            state.mask = .unreachable
+        } else {
+            state.frames[frameIndex].didMaskRetire = true
+            state.mask = .retired
+        }
+    }
+
+    /// `switch`: a compare chain under masks; `active` holds the lanes running the case
+    /// bodies (entering at their label, falling through), `broke` those that left by `break`.
+    func lowerSwitch(_ subject: TypedExpression, _ cases: [TypedSwitchCase]) throws {
+        let s = try value(subject)[0]
+        let assigned = assignedVariables(cases.flatMap(\.body), program: program)
+        enterRegion(assigned: assigned)
+        defer { exitRegion() }
+        state.divergentDepth += 1
+        defer { state.divergentDepth -= 1 }
+        let start = state.mask
+        let startRegister = maskRegister
+        var hits: [VirtualRegister?] = []
+        var anyHit: VirtualRegister?
+        for c in cases {
+            var hit: VirtualRegister?
+            for v in c.values {
+                let t = op(.ieq, s, constant(UInt32(truncatingIfNeeded: v)))
+                hit = hit.map { op(.or, $0, t) } ?? t
+            }
+            hits.append(hit)
+            if let hit { anyHit = anyHit.map { op(.or, $0, hit) } ?? hit }
+        }
+        let noHit = anyHit.map { op(.lnot, $0) } ?? one
+        let active = newHome(uniform: false)
+        emitBody(IRInstruction(opcode: .mov, a: active, b: zero))
+        let broke = newHome(uniform: false)
+        emitBody(IRInstruction(opcode: .mov, a: broke, b: zero))
+        state.breakables.append(Breakable(isLoop: false, isUniform: false, breakLabel: -1, continueLabel: -1,
+                                          exitLanes: broke, continueLanes: nil, divergentDepth: state.divergentDepth))
+        defer { state.breakables.removeLast() }
+        for (index, c) in cases.enumerated() {
+            var hit = hits[index]
+            if c.isDefault { hit = hit.map { op(.or, $0, noHit) } ?? noHit }
+            if let hit { try emitInto(active, .or, active, op(.and, startRegister, hit)) }
+            let skip = newLabel()
+            jump(.jnone, active, skip)
+            state.mask = .lanes(active)
+            try lowerBlock(c.body)
+            try writeBackMask(active, state.mask)
+            placeLabel(skip)
+        }
+        // Without return/continue/discard inside, every lane that entered leaves.
+        if !StatementScanner.canRetire(cases.flatMap(\.body), discards: functionDiscards, insideSwitch: true) {
+            state.mask = start
+            return
+        }
+        var after = op(.or, active, broke)
+        if !cases.contains(where: \.isDefault) { after = op(.or, after, op(.and, startRegister, noHit)) }
+        state.mask = .lanes(after)
+    }
+
+    // MARK: - Calls
+
+    /// Inlines a helper call: parameters bound to the argument registers (aliases for
+    /// `thread T &`), the body lowered with its own return handling.
+    func inline(_ function: FunctionID, _ arguments: [TypedExpression], _ e: TypedExpression) throws -> [VirtualRegister] {
+        guard state.frames.count < 128 else { throw fail("not supported: calls nested this deeply", e.range) }
+        // Inlining is the one place lowering work can grow exponentially in the source size.
+        inlinedCalls += 1
+        guard inlinedCalls <= maxInlinedCalls else {
+            throw fail("more than \(maxInlinedCalls) helper calls to inline (CompileOptions.maxInlinedCalls)", e.range)
+        }
+        guard state.prologue.count + state.body.count <= maxInstructions else {
+            throw fail("the function needs more than \(maxInstructions) instructions (LibraryLimits.maxInstructions)", e.range)
+        }
+        let callee = program.functions[function]
+        var bindings: [(VariableID, VariableStorage)] = []
+        for (parameter, argument) in zip(callee.parameters, arguments) {
+            switch parameter.type {
+            case .texture, .layer, .sampler, .pointer:
+                bindings.append((parameter.variable, try resource(argument)))
+                continue
+            default: break
+            }
+            if parameter.isReference, lvalueRoot(argument) != nil {
+                var place: LValue?
+                do { place = try lvalue(argument) } catch LoweringError.diagnostic { place = nil }
+                if let place, place.dynamic == nil {
+                    bindings.append((parameter.variable, .reference(frame: place.frame, variable: place.variable, path: place.components)))
+                    continue
+                }
+            }
+            bindings.append((parameter.variable, .components(stable(try value(argument)))))
+        }
+        let single = StatementScanner.hasSingleFinalReturn(callee.body) && !functionDiscards[function]
+        var frame = Frame(function: function, entryMask: state.mask, divergentDepth: state.divergentDepth,
+                          endLabel: newLabel(), isEntry: false)
+        frame.pinned = StatementScanner.dynamicallyIndexedVariables(callee.body)
+        frame.hasSingleFinalReturn = single
+        if !single {
+            frame.returnHome = (0..<count(callee.returnType)).map { _ in newHome(uniform: true) }
+        }
+        if functionDiscards[function] {
+            // Lanes that come back to the caller: all that entered except the discarded.
+            let returned = newHome(uniform: false)
+            emitBody(IRInstruction(opcode: .mov, a: returned, b: zero))
+            frame.returnedLanes = returned
+        }
+        state.frames.append(frame)
+        for (id, storage) in bindings {
+            if case .components(let values) = storage, frame.pinned.contains(id) {
+                try declareValue(id, type: callee.variables[id].type, values: values, pinned: true)
+            } else {
+                declare(id, storage: storage)
+            }
+        }
+        try lowerBlock(callee.body)
+        if let returned = state.frames[frameIndex].returnedLanes, state.mask.isLive {
+            try emitInto(returned, .or, returned, maskRegister)
+        }
+        placeLabel(state.frames[frameIndex].endLabel)
+        let finished = state.frames.removeLast()
+        for home in finished.returnHome { state.isHome[home] = false }
+        if finished.didMaskRetire, let returned = finished.returnedLanes {
+            state.mask = .lanes(returned)
+        } else {
+            state.mask = finished.entryMask
+        }
+        return finished.directResult ?? finished.returnHome
+    }
+
+    /// The resource (texture, sampler, buffer) an argument expression names.
+    func resource(_ e: TypedExpression) throws -> VariableStorage {
+        switch e.kind {
+        case .variable(let id):
+            if let slot = slot(frameIndex, id) { return slot.storage }
+        case .global(let g):
+            if let sampler = program.globals[g].sampler { return .sampler(sampler) }
+        default: break
+        }
+        throw fail("not supported: passing this resource to a function", e.range)
+    }
+}

@@ -1,0 +1,86 @@
+import KilnBytecode
+
+/// A virtual register: an index into `LoweringState.registers`. Physical registers are
+/// assigned by `RegisterAllocator` after optimization.
+typealias VirtualRegister = Int
+
+/// One instruction of the compiler's intermediate form: an `Instruction` whose register
+/// fields name virtual registers, whose jump targets name labels, plus label markers.
+///
+/// Register fields are used as the opcode's `OperandShape` says; `-1` marks an unused
+/// field. For `ldr`/`str`/`sample`/`texread`/`texsize` the register field that names a
+/// run of registers names the *first member* of a register group (see `RegisterUnit`).
+struct IRInstruction {
+    var opcode: Opcode
+    var a: VirtualRegister = -1
+    var b: VirtualRegister = -1
+    var c: VirtualRegister = -1
+    var d: VirtualRegister = -1
+    /// Constant index, argument word, count, texture/buffer slot, or a label id for jumps.
+    var imm: UInt32 = 0
+    /// `sample`'s `SampleMode`.
+    var mode: UInt8 = 0
+    /// `ldk`'s element count (its `d` field is a literal, not a register).
+    var literalCount: UInt16 = 0
+    /// A label marker (no instruction); `imm` is the label id.
+    var isLabel = false
+    /// Index into `LoweringState.locations`.
+    var location: Int = 0
+
+    static func label(_ id: Int) -> IRInstruction {
+        IRInstruction(opcode: .ret, imm: UInt32(id), isLabel: true)
+    }
+
+    /// Whether the instruction only computes its destination (removable when unused).
+    var isPure: Bool {
+        if isLabel { return false }
+        switch opcode.shape {
+        case .none, .jump, .conditionalJump, .storeRegisterArray: return false
+        default: return true
+        }
+    }
+
+    /// Calls `body` with each virtual register the instruction reads (no allocation).
+    @inline(__always)
+    func forEachRead(_ body: (VirtualRegister) -> Void) {
+        if isLabel { return }
+        switch opcode.shape {
+        case .none, .destConstant, .destArgument, .jump, .textureSize: return
+        case .unary, .loadBuffer, .loadConstantArray: body(b)
+        case .binary, .texture, .loadRegisterArray: body(b); body(c)
+        case .ternary: body(b); body(c); body(d)
+        case .storeRegisterArray: body(a); body(b); body(c); body(d)
+        case .conditionalJump: body(a)
+        }
+    }
+
+    /// Virtual registers the instruction reads.
+    var reads: [VirtualRegister] {
+        if isLabel { return [] }
+        switch opcode.shape {
+        case .none, .destConstant, .destArgument, .jump, .textureSize: return []
+        case .unary, .loadBuffer, .loadConstantArray: return [b]
+        case .binary, .texture, .loadRegisterArray: return [b, c]
+        case .ternary: return [b, c, d]
+        case .storeRegisterArray: return [a, b, c, d]
+        case .conditionalJump: return [a]
+        }
+    }
+
+    /// The virtual register the instruction writes, if any.
+    var writes: VirtualRegister? {
+        if isLabel { return nil }
+        switch opcode.shape {
+        case .none, .jump, .conditionalJump: return nil
+        default: return a
+        }
+    }
+}
+
+/// An allocation unit: one register, or a run of registers that must be consecutive
+/// (a dynamically indexed array, the four results of `sample`, an output slot).
+struct RegisterUnit {
+    var size: Int
+    /// Defined in the prologue (a uniform value): allocated below `uniformRegisterCount`.
+    var isPrologue: Bool
+}

@@ -1,0 +1,142 @@
+import KilnBytecode
+import KilnLanguage
+
+/// Collects the functions of every translation unit into one `Library`: optimizes each
+/// lowered function, allocates its registers, and appends its code, constants and
+/// debug locations.
+struct LibraryAssembler {
+    var code: [Instruction] = []
+    var constants: [UInt32] = []
+    /// First index of each word in `constants` (what `FunctionLowerer` reuses constants by).
+    var constantIndex: [UInt32: Int] = [:]
+    var debugLocations: [DebugLocation] = []
+    var functions: [Function] = []
+    let limits: LibraryLimits
+    let optimize: Bool
+
+    /// Appends a lowered function; returns a diagnostic when it exceeds a library limit.
+    mutating func append(_ lowered: LoweredFunction) -> Diagnostic? {
+        var state = lowered.state
+        let roots = lowered.outputs.flatMap { output in
+            (0..<output.slot.type.componentCount).map { output.first + $0 }
+        } + (lowered.discardRegister.map { [$0] } ?? [])
+        let inputRegisters = lowered.inputs.map(\.first)
+        if optimize {
+            DeadCodeEliminator.run(&state, roots: roots + inputRegisters)
+            CopyCoalescer.run(&state)
+        } else {
+            DeadCodeEliminator.removeJumpsToNext(&state.body)
+        }
+        // The verifier (and the reader) reject these too, but in the library's terms: name the setting.
+        let slotChecks: [(count: Int, limit: Int, what: String, setting: String)] = [
+            (Int(lowered.uniformWordCount), limits.maxUniformWords, "uniform words", "maxUniformWords"),
+            (Int(lowered.bufferCount), limits.maxBuffers, "buffer slots", "maxBuffers"),
+            (Int(lowered.textureCount), limits.maxTextures, "texture slots", "maxTextures"),
+            (lowered.parameters.count, limits.maxParameters, "parameters", "maxParameters"),
+            (lowered.inputs.count, limits.maxLaneSlots, "input lane slots", "maxLaneSlots"),
+            (lowered.outputs.count, limits.maxLaneSlots, "output lane slots", "maxLaneSlots"),
+        ]
+        for check in slotChecks where check.count > check.limit {
+            return .error("function '\(lowered.name)' needs \(check.count) \(check.what), more than the limit of \(check.limit) (LibraryLimits.\(check.setting))", at: lowered.range)
+        }
+        let allocation = RegisterAllocator(state, pinnedLive: roots, inputs: inputRegisters)
+        let limit = min(limits.maxRegisters, Int(UInt16.max))
+        if allocation.registerCount > limit {
+            return .error("function '\(lowered.name)' needs \(allocation.registerCount) registers, more than the limit of \(limit) (LibraryLimits.maxRegisters)", at: lowered.range)
+        }
+        func physical(_ register: VirtualRegister) -> UInt16 {
+            register < 0 ? 0 : UInt16(allocation.physical(register, state))
+        }
+        let prologueStart = code.count
+        let prologueEnd = prologueStart + state.prologue.count + 1
+        var labelAddress: [Int: Int] = [:]
+        var address = prologueEnd
+        for instruction in state.body {
+            if instruction.isLabel { labelAddress[Int(instruction.imm)] = address } else { address += 1 }
+        }
+        let bodyEnd = address + 1
+        if bodyEnd > limits.maxInstructions {
+            return .error("the library needs \(bodyEnd) instructions, more than the limit of \(limits.maxInstructions) (LibraryLimits.maxInstructions)", at: lowered.range)
+        }
+        // Constant indexes are the lowering state's pool, which starts with the library's.
+        for index in min(constants.count, state.constants.count)..<state.constants.count where constantIndex[state.constants[index]] == nil {
+            constantIndex[state.constants[index]] = index
+        }
+        constants = state.constants
+        if constants.count > limits.maxConstants {
+            return .error("the library needs \(constants.count) constants, more than the limit of \(limits.maxConstants) (LibraryLimits.maxConstants)", at: lowered.range)
+        }
+        var lastLocation: (file: Int, line: Int, column: Int)?
+        func note(_ location: Int) {
+            guard location < state.locations.count else { return }
+            let l = state.locations[location]
+            if let last = lastLocation, last == (l.file, l.line, l.column) { return }
+            lastLocation = (l.file, l.line, l.column)
+            let entry = DebugLocation(firstInstruction: UInt32(code.count), file: UInt16(clamping: l.file),
+                                      line: UInt32(clamping: l.line), column: UInt16(clamping: l.column))
+            if let previous = debugLocations.last, previous.firstInstruction == entry.firstInstruction {
+                debugLocations[debugLocations.count - 1] = entry
+            } else {
+                debugLocations.append(entry)
+            }
+        }
+        func encode(_ instruction: IRInstruction) {
+            note(instruction.location)
+            var out = Instruction(instruction.opcode, mode: instruction.mode)
+            switch instruction.opcode.shape {
+            case .none: break
+            case .destConstant, .destArgument, .textureSize:
+                out.a = physical(instruction.a); out.imm = instruction.imm
+            case .unary:
+                out.a = physical(instruction.a); out.b = physical(instruction.b)
+            case .binary:
+                out.a = physical(instruction.a); out.b = physical(instruction.b); out.c = physical(instruction.c)
+            case .ternary:
+                out.a = physical(instruction.a); out.b = physical(instruction.b)
+                out.c = physical(instruction.c); out.d = physical(instruction.d)
+            case .loadRegisterArray, .texture:
+                out.a = physical(instruction.a); out.b = physical(instruction.b); out.c = physical(instruction.c)
+                out.imm = instruction.imm
+            case .storeRegisterArray:
+                out.a = physical(instruction.a); out.b = physical(instruction.b)
+                out.c = physical(instruction.c); out.d = physical(instruction.d); out.imm = instruction.imm
+            case .loadConstantArray:
+                out.a = physical(instruction.a); out.b = physical(instruction.b)
+                out.d = instruction.literalCount; out.imm = instruction.imm
+            case .loadBuffer:
+                out.a = physical(instruction.a); out.b = physical(instruction.b); out.imm = instruction.imm
+            case .jump:
+                out.imm = UInt32(labelAddress[Int(instruction.imm)] ?? bodyEnd - 1)
+            case .conditionalJump:
+                out.a = physical(instruction.a)
+                out.imm = UInt32(labelAddress[Int(instruction.imm)] ?? bodyEnd - 1)
+            }
+            code.append(out)
+        }
+        for instruction in state.prologue { encode(instruction) }
+        code.append(Instruction(.ret))
+        for instruction in state.body where !instruction.isLabel { encode(instruction) }
+        code.append(Instruction(.ret))
+
+        let location = lowered.range.start
+        functions.append(Function(
+            name: lowered.name, kind: lowered.kind, parameters: lowered.parameters,
+            returnTypeName: lowered.returnTypeName, registerCount: UInt16(allocation.registerCount),
+            uniformRegisterCount: UInt16(allocation.uniformRegisterCount), uniformWordCount: lowered.uniformWordCount,
+            bufferCount: lowered.bufferCount, textureCount: lowered.textureCount,
+            prologue: UInt32(prologueStart)..<UInt32(prologueEnd), body: UInt32(prologueEnd)..<UInt32(bodyEnd),
+            inputs: lowered.inputs.map { entry in
+                var slot = entry.slot
+                slot.register = physical(entry.first)
+                return slot
+            },
+            outputs: lowered.outputs.map { entry in
+                var slot = entry.slot
+                slot.register = physical(entry.first)
+                return slot
+            },
+            discardRegister: lowered.discardRegister.map(physical),
+            file: UInt16(clamping: location.file), line: UInt32(clamping: location.line), column: UInt16(clamping: location.column)))
+        return nil
+    }
+}

@@ -1,0 +1,129 @@
+import KilnBytecode
+import KilnLanguage
+
+/// Which lanes the code being lowered runs for, as the compiler knows it statically.
+enum ExecutionMask: Equatable {
+    /// Every lane that entered the entry function (no divergence so far): no masking.
+    case all
+    /// The lanes whose bit is set in this (boolean) register.
+    case lanes(VirtualRegister)
+    /// No lane: every lane has left through `return`/`break`/`continue`/`discard`.
+    case retired
+    /// Control jumped away (a uniform `return`/`break`/`continue`): the code is dead.
+    case unreachable
+
+    var isLive: Bool { self != .retired && self != .unreachable }
+}
+
+/// Where a variable's value lives.
+enum VariableStorage {
+    /// One virtual register per scalarized component.
+    case components([VirtualRegister])
+    /// A `thread T &` parameter: an alias of components of a caller's variable.
+    case reference(frame: Int, variable: VariableID, path: [Int])
+    /// A pointer argument bound to a buffer slot.
+    case buffer(slot: UInt32, element: KType)
+    /// A texture (or `SwiftUI::Layer`, slot 0).
+    case texture(slot: UInt32)
+    /// A sampler: constexpr state, or nil for a sampler parameter.
+    case sampler(SamplerState?)
+}
+
+/// A local variable or parameter of an inlined function.
+struct VariableSlot {
+    var storage: VariableStorage
+    /// Control-flow nesting where the variable was declared: writes from deeper regions
+    /// go to its home registers instead of renaming.
+    var regionDepth: Int
+    /// Divergent nesting at the declaration: writes from deeper divergent regions are masked.
+    var divergentDepth: Int
+    /// Set when the variable lives in a register group indexed with `ldr`/`str`:
+    /// component `e·elementSize + w` is member `w·count + e` of the group.
+    var pinnedCount: Int?
+}
+
+/// One inlined function activation.
+struct Frame {
+    var function: FunctionID
+    var variables: [VariableID: VariableSlot] = [:]
+    /// Home registers of the return value (the output registers for the entry function).
+    var returnHome: [VirtualRegister] = []
+    /// The value of the one `return` at the end of a straight-line helper (no home needed).
+    var directResult: [VirtualRegister]?
+    var hasSingleFinalReturn = false
+    var entryMask: ExecutionMask
+    var divergentDepth: Int
+    /// Lanes that returned (helpers whose returns can diverge).
+    var returnedLanes: VirtualRegister?
+    var didMaskRetire = false
+    var endLabel: Int
+    var isEntry: Bool
+    /// Arrays this function indexes dynamically (they live in register groups).
+    var pinned: Set<VariableID> = []
+}
+
+/// A loop or `switch` that `break` (and for loops `continue`) can leave.
+struct Breakable {
+    var isLoop: Bool
+    /// Jump-based (uniform control): `break`/`continue` are jumps.
+    var isUniform: Bool
+    var breakLabel: Int
+    var continueLabel: Int
+    /// Masked: lanes that left through `break` (and for loops, a failed condition).
+    var exitLanes: VirtualRegister?
+    /// Masked loops: lanes that took `continue` this iteration.
+    var continueLanes: VirtualRegister?
+    var divergentDepth: Int
+    /// Uniform loops: the mask the body runs under. A jump to the exit or the step carries
+    /// no mask, so `break`/`continue` may only jump when the mask is still this one (lanes
+    /// that retired on the way, by a divergent `return` say, would run again after the jump).
+    var bodyMask: ExecutionMask? = nil
+}
+
+/// Key of a hoisted pure instruction, for common-subexpression elimination in the prologue.
+struct PureKey: Hashable {
+    var opcode: Opcode
+    var b: VirtualRegister
+    var c: VirtualRegister
+    var d: VirtualRegister
+    var imm: UInt32
+    var mode: UInt8
+    var literalCount: UInt16
+}
+
+/// Everything lowering mutates, as one value: copying it is a snapshot, so speculative
+/// lowering (a loop tried as uniform first) can roll back by assignment.
+struct LoweringState {
+    var prologue: [IRInstruction] = []
+    var body: [IRInstruction] = []
+    var registerUnit: [Int] = []
+    var registerOffset: [Int] = []
+    var units: [RegisterUnit] = []
+    /// Same value in every lane (decides jumps versus masks).
+    var isUniform: [Bool] = []
+    /// Written more than once (variable homes, masks, accumulators): never renamed.
+    var isHome: [Bool] = []
+    var knownConstant: [UInt32?] = []
+    var labelCount = 0
+    var frames: [Frame] = []
+    var breakables: [Breakable] = []
+    var mask: ExecutionMask = .all
+    var regionDepth = 0
+    var divergentDepth = 0
+    var constantRegisters: [UInt32: VirtualRegister] = [:]
+    var argumentRegisters: [UInt32: VirtualRegister] = [:]
+    var pureCache: [PureKey: VirtualRegister] = [:]
+    var constants: [UInt32] = []
+    var constantIndex: [UInt32: Int] = [:]
+    var constantArrays: [[UInt32]: Int] = [:]
+    var globalValues: [GlobalID: [VirtualRegister]] = [:]
+    var discardRegister: VirtualRegister?
+    /// Homes of loops being lowered as uniform: a varying write to one aborts the attempt.
+    var watchedHomes: [Set<VirtualRegister>] = []
+    var locations: [SourceLocation] = []
+    /// `file << 32 | offset` → index into `locations`.
+    var locationIndex: [Int: Int] = [:]
+    var currentLocation = 0
+    var usedTextureSlots: Set<UInt32> = []
+    var usedBufferSlots: Set<UInt32> = []
+}

@@ -1,0 +1,214 @@
+import KilnLanguage
+
+/// Static facts about statements and expressions that lowering needs before it lowers
+/// them: which variables a region assigns (they get home registers), whether a region
+/// can retire lanes, which arrays are indexed dynamically.
+enum StatementScanner {
+    /// The direct subexpressions of `expression`.
+    static func children(_ expression: TypedExpression) -> [TypedExpression] {
+        switch expression.kind {
+        case .constant, .variable, .global: return []
+        case .construct(let items), .call(_, let items), .builtin(_, let items): return items
+        case .convert(let a), .unary(_, let a), .swizzle(let a, _), .member(let a, _): return [a]
+        case .increment(let a, _, _), .textureSize(let a, _): return [a]
+        case .binary(_, let a, let b), .matrixMultiply(let a, let b), .assign(let a, let b),
+             .compoundAssign(_, let a, let b), .index(let a, let b), .layerSample(let a, let b),
+             .textureRead(let a, let b), .sequence(let a, let b):
+            return [a, b]
+        case .conditional(let a, let b, let c): return [a, b, c]
+        case .textureSample(let a, _, let b): return [a, b]
+        }
+    }
+
+    /// Every expression directly in `statement` (not in nested statements).
+    static func expressions(_ statement: TypedStatement) -> [TypedExpression] {
+        switch statement.kind {
+        case .declare(_, let e): return e.map { [$0] } ?? []
+        case .expression(let e): return [e]
+        case .ifElse(let c, _, _): return [c]
+        case .loop(let c, let s, _, _): return [c, s].compactMap { $0 }
+        case .returnValue(let e): return e.map { [$0] } ?? []
+        case .switchOn(let e, _): return [e]
+        case .block, .breakLoop, .continueLoop, .discard: return []
+        }
+    }
+
+    /// The statements nested directly in `statement`.
+    static func nested(_ statement: TypedStatement) -> [[TypedStatement]] {
+        switch statement.kind {
+        case .block(let b): return [b]
+        case .ifElse(_, let t, let e): return [t, e]
+        case .loop(_, _, let b, _): return [b]
+        case .switchOn(_, let cases): return cases.map(\.body)
+        default: return []
+        }
+    }
+
+    static func visit(_ expression: TypedExpression, _ body: (TypedExpression) -> Void) {
+        body(expression)
+        for child in children(expression) { visit(child, body) }
+    }
+
+    static func visit(_ statements: [TypedStatement], _ body: (TypedExpression) -> Void) {
+        for statement in statements {
+            for e in expressions(statement) { visit(e, body) }
+            for inner in nested(statement) { visit(inner, body) }
+        }
+    }
+
+    /// The variable an lvalue expression is rooted at.
+    static func root(_ expression: TypedExpression) -> VariableID? {
+        switch expression.kind {
+        case .variable(let id): return id
+        case .swizzle(let a, _), .member(let a, _), .index(let a, _): return root(a)
+        default: return nil
+        }
+    }
+
+    /// Variables of the current function that `statements` (or `extra` expressions) may write,
+    /// including through `thread T &` arguments of calls.
+    static func assignedVariables(_ statements: [TypedStatement], extra: [TypedExpression] = [],
+                                  program: CheckedProgram) -> Set<VariableID> {
+        var result = Set<VariableID>()
+        func note(_ e: TypedExpression) {
+            switch e.kind {
+            case .assign(let lhs, _), .compoundAssign(_, let lhs, _), .increment(let lhs, _, _):
+                if let id = root(lhs) { result.insert(id) }
+            case .call(let function, let arguments):
+                let parameters = program.functions[function].parameters
+                for (index, argument) in arguments.enumerated()
+                where index < parameters.count && parameters[index].isReference {
+                    if let id = root(argument) { result.insert(id) }
+                }
+            case .builtin(.modf, let arguments) where arguments.count == 2:
+                if let id = root(arguments[1]) { result.insert(id) }
+            default: break
+            }
+        }
+        visit(statements, note)
+        for e in extra { visit(e, note) }
+        return result
+    }
+
+    /// Whether running `statements` can retire lanes out of the region they form:
+    /// `return`, `discard_fragment()` (also inside called helpers), and `break`/`continue`
+    /// that leave it.
+    static func canRetire(_ statements: [TypedStatement], discards: [Bool], insideLoop: Bool = false,
+                          insideSwitch: Bool = false) -> Bool {
+        for statement in statements {
+            var calls = false
+            for e in expressions(statement) {
+                visit(e) { if case .call(let f, _) = $0.kind, discards[f] { calls = true } }
+            }
+            if calls { return true }
+            switch statement.kind {
+            case .returnValue, .discard: return true
+            case .breakLoop: if !insideLoop && !insideSwitch { return true }
+            case .continueLoop: if !insideLoop { return true }
+            case .loop(_, _, let body, _):
+                if canRetire(body, discards: discards, insideLoop: true, insideSwitch: insideSwitch) { return true }
+            case .switchOn(_, let cases):
+                for c in cases where canRetire(c.body, discards: discards, insideLoop: insideLoop, insideSwitch: true) {
+                    return true
+                }
+            case .block(let b):
+                if canRetire(b, discards: discards, insideLoop: insideLoop, insideSwitch: insideSwitch) { return true }
+            case .ifElse(_, let t, let e):
+                if canRetire(t, discards: discards, insideLoop: insideLoop, insideSwitch: insideSwitch)
+                    || canRetire(e, discards: discards, insideLoop: insideLoop, insideSwitch: insideSwitch) { return true }
+            default: break
+            }
+        }
+        return false
+    }
+
+    /// Whether `statements` contain a `continue` of the loop they are the body of.
+    static func containsContinue(_ statements: [TypedStatement]) -> Bool {
+        for statement in statements {
+            switch statement.kind {
+            case .continueLoop: return true
+            case .loop: continue
+            default:
+                for inner in nested(statement) where containsContinue(inner) { return true }
+            }
+        }
+        return false
+    }
+
+    /// Number of `return` statements in `statements`.
+    static func returnCount(_ statements: [TypedStatement]) -> Int {
+        var total = 0
+        for statement in statements {
+            if case .returnValue = statement.kind { total += 1 }
+            for inner in nested(statement) { total += returnCount(inner) }
+        }
+        return total
+    }
+
+    /// Whether the function's only `return` is its last top-level statement.
+    static func hasSingleFinalReturn(_ body: [TypedStatement]) -> Bool {
+        guard let last = body.last, case .returnValue = last.kind else { return false }
+        return returnCount(body) == 1
+    }
+
+    /// Local variables indexed with a non-constant index directly (`a[i]`): they live in
+    /// a register group so `ldr`/`str` can index them.
+    static func dynamicallyIndexedVariables(_ statements: [TypedStatement]) -> Set<VariableID> {
+        var result = Set<VariableID>()
+        visit(statements) { e in
+            if case .index(let base, let index) = e.kind, case .variable(let id) = base.kind {
+                if case .constant = index.kind { return }
+                if case .array = base.type { result.insert(id) }
+            }
+        }
+        return result
+    }
+
+    /// Whether evaluating `expression` can change state (assignments, calls with
+    /// reference parameters or discards).
+    static func hasSideEffects(_ expression: TypedExpression, program: CheckedProgram) -> Bool {
+        var effects = false
+        visit(expression) { e in
+            switch e.kind {
+            case .assign, .compoundAssign, .increment: effects = true
+            case .call: effects = true
+            case .builtin(.modf, _): effects = true
+            default: break
+            }
+        }
+        return effects
+    }
+
+    /// For each function: whether it or a function it calls executes `discard_fragment()`.
+    static func discardingFunctions(_ program: CheckedProgram) -> [Bool] {
+        var result = program.functions.map { function -> Bool in
+            var found = false
+            func scan(_ statements: [TypedStatement]) {
+                for s in statements {
+                    if case .discard = s.kind { found = true }
+                    for inner in nested(s) { scan(inner) }
+                }
+            }
+            scan(function.body)
+            return found
+        }
+        let callees = program.functions.map { function -> Set<FunctionID> in
+            var set = Set<FunctionID>()
+            visit(function.body) { if case .call(let f, _) = $0.kind { set.insert(f) } }
+            return set
+        }
+        var changed = true
+        var rounds = 0
+        while changed && rounds <= program.functions.count {
+            changed = false
+            rounds += 1
+            for index in result.indices where !result[index] {
+                if callees[index].contains(where: { $0 < result.count && result[$0] }) {
+                    result[index] = true
+                    changed = true
+                }
+            }
+        }
+        return result
+    }
+}

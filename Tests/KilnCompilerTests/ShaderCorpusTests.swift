@@ -1,0 +1,53 @@
+import Foundation
+import KilnBytecode
+import KilnCompiler
+import KilnLanguage
+import Testing
+
+/// Every conformance and benchmark shader compiles to a verified library with sane counts.
+@Suite struct ShaderCorpusTests {
+    static let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../shared").standardized
+
+    static func shaders(_ folder: String) -> [String] {
+        let url = shared.appendingPathComponent(folder)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        return names.filter { $0.hasSuffix(".metal") }.sorted().map { "\(folder)/\($0)" }
+    }
+
+    static let corpus = shaders("conformance/shaders") + shaders("bench")
+
+    @Test func corpusIsPresent() {
+        #expect(Self.corpus.count >= 29)
+    }
+
+    @Test(arguments: corpus) func compiles(_ path: String) throws {
+        let text = try String(contentsOf: Self.shared.appendingPathComponent(path), encoding: .utf8)
+        let name = (path as NSString).lastPathComponent
+        let result = Compiler.compile([SourceFile(name: name, text: text)])
+        let errors = result.diagnostics.filter { $0.severity == .error }
+        #expect(errors.isEmpty, "\(path): \(errors.map(\.message))")
+        let library = try #require(result.library)
+        try Verifier.verify(library)
+        // Round trip through the binary format.
+        let decoded = try LibraryReader.decode(LibraryWriter.encode(library))
+        #expect(decoded == library)
+        #expect(!library.functions.isEmpty)
+        for f in library.functions {
+            #expect(f.registerCount <= 96, "\(path) \(f.name): \(f.registerCount) registers")
+            #expect(f.body.count >= 2)
+            // Every instruction has a debug location pointing into the file.
+            #expect(library.location(ofInstruction: Int(f.body.lowerBound)) != nil)
+            for index in Int(f.body.lowerBound)..<Int(f.body.upperBound) {
+                let instruction = library.code[index]
+                if [.jmp, .jz, .jnz, .jnone, .jany].contains(instruction.opcode) {
+                    #expect(f.body.contains(instruction.imm), "jump target out of the body")
+                    if Int(instruction.imm) <= index {
+                        #expect(instruction.opcode == .jany || instruction.opcode == .jnz)
+                    }
+                }
+            }
+        }
+        #expect(library.sources.first?.sha256.count == 32)
+    }
+}
