@@ -1,0 +1,8 @@
+/// Limits on one draw's execution. Every limit is a named setting with a safe default.
+public struct ExecutionLimits: Sendable, Hashable {
+    /// Instructions a lane may execute in one run of a body. Loops check it at every back
+    /// edge; exceeding it stops the draw with a `VMError` naming the loop's source line.
+    public var instructionBudgetPerLane: Int = 1_000_000
+
+    public init() {}
+}

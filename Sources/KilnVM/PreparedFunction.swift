@@ -1,0 +1,133 @@
+import KilnBytecode
+
+/// One instruction in the VM's internal form: decoded once, so the hot loop only reads fields.
+///
+/// - register fields are *lane offsets* (`register × laneCount`), ready to add to the
+///   register-file pointer;
+/// - jump targets are indexes into the instruction's own code range (prologue or body);
+/// - `const` carries the constant's bits in `imm` instead of a pool index;
+/// - fields that are counts (`ldk`'s `d`) stay counts.
+struct PreparedInstruction: Sendable {
+    var opcode: Opcode
+    var mode: UInt8
+    var a: UInt32
+    var b: UInt32
+    var c: UInt32
+    var d: UInt32
+    var imm: UInt32
+}
+
+/// An entry function converted to the VM's internal form, shareable by all workers.
+///
+/// The library must already be verified (`Verifier.verify`, or it came from the compiler).
+/// Preparation is still memory-safe on its own: the register file is sized to cover every
+/// register an instruction names (`registerWords`), jump targets outside the range become
+/// the appended `ret`, and each range ends in a `ret` even if the code forgot one.
+public final class PreparedFunction: @unchecked Sendable {
+    public let library: Library
+    public let function: Function
+    /// Index of the function in `library.functions`.
+    public let functionIndex: Int
+    let prologue: [PreparedInstruction]
+    let body: [PreparedInstruction]
+    /// Absolute index (into `Library.code`) of the first prologue / body instruction.
+    let prologueStart: Int
+    let bodyStart: Int
+    /// Registers the executor allocates (≥ `function.registerCount`).
+    let registerCount: Int
+    /// The constant pool behind a stable pointer, shared by every executor (for `ldk`).
+    let constants: UnsafePointer<UInt32>
+    let constantCount: Int
+
+    public init(library: Library, functionIndex: Int) {
+        self.library = library
+        self.functionIndex = functionIndex
+        let function = library.functions.indices.contains(functionIndex)
+            ? library.functions[functionIndex]
+            : Function(name: "", kind: .shape, parameters: [], returnTypeName: "", registerCount: 0,
+                       uniformRegisterCount: 0, uniformWordCount: 0, bufferCount: 0, textureCount: 0,
+                       prologue: 0..<0, body: 0..<0, inputs: [], outputs: [], discardRegister: nil,
+                       file: 0, line: 0, column: 0)
+        self.function = function
+        var highestRegister = Int(function.registerCount)
+        func prepare(_ range: Range<UInt32>) -> [PreparedInstruction] {
+            let lower = min(Int(range.lowerBound), library.code.count)
+            let upper = max(lower, min(Int(range.upperBound), library.code.count))
+            var prepared: [PreparedInstruction] = []
+            prepared.reserveCapacity(upper - lower + 1)
+            for index in lower..<upper {
+                let (instruction, registersUsed) = Self.prepare(library.code[index], range: lower..<upper,
+                                                                 constants: library.constants)
+                prepared.append(instruction)
+                highestRegister = max(highestRegister, registersUsed)
+            }
+            prepared.append(PreparedInstruction(opcode: .ret, mode: 0, a: 0, b: 0, c: 0, d: 0, imm: 0))
+            return prepared
+        }
+        prologue = prepare(function.prologue)
+        body = prepare(function.body)
+        prologueStart = Int(function.prologue.lowerBound)
+        bodyStart = Int(function.body.lowerBound)
+        // Lane slots and the discard mask are registers the renderer touches directly.
+        for slot in function.inputs + function.outputs {
+            highestRegister = max(highestRegister, Int(slot.register) + slot.type.componentCount)
+        }
+        if let discard = function.discardRegister { highestRegister = max(highestRegister, Int(discard) + 1) }
+        registerCount = max(1, highestRegister)
+        let pool = UnsafeMutablePointer<UInt32>.allocate(capacity: max(1, library.constants.count))
+        Executor.copy(library.constants, into: pool)
+        constants = UnsafePointer(pool)
+        constantCount = library.constants.count
+    }
+
+    deinit { UnsafeMutablePointer(mutating: constants).deallocate() }
+
+    /// Decodes one instruction; also returns one past the highest register it touches.
+    static func prepare(_ instruction: Instruction, range: Range<Int>, constants: [UInt32])
+        -> (PreparedInstruction, Int)
+    {
+        let lanes = UInt32(laneCount)
+        var prepared = PreparedInstruction(opcode: instruction.opcode, mode: instruction.mode,
+                                           a: UInt32(instruction.a) * lanes, b: UInt32(instruction.b) * lanes,
+                                           c: UInt32(instruction.c) * lanes, d: UInt32(instruction.d) * lanes,
+                                           imm: instruction.imm)
+        let a = Int(instruction.a), b = Int(instruction.b), c = Int(instruction.c), d = Int(instruction.d)
+        let count = Int(min(instruction.imm, UInt32(UInt16.max) + 1))
+        var used = 0
+        switch instruction.opcode.shape {
+        case .none:
+            break
+        case .destConstant:
+            used = a + 1
+            let index = Int(instruction.imm)
+            prepared.imm = constants.indices.contains(index) ? constants[index] : 0
+        case .destArgument, .textureSize:
+            used = instruction.opcode == .texsize ? a + 2 : a + 1
+        case .unary:
+            used = max(a, b) + 1
+        case .binary:
+            used = max(a, b, c) + 1
+        case .ternary:
+            used = max(a, b, c, d) + 1
+        case .loadRegisterArray:
+            used = max(a + 1, b + count, c + 1)
+            prepared.imm = UInt32(count)
+        case .storeRegisterArray:
+            used = max(a + count, b + 1, c + 1, d + 1)
+            prepared.imm = UInt32(count)
+        case .loadConstantArray:
+            used = max(a, b) + 1
+            prepared.d = UInt32(instruction.d)                   // a count, not a register
+        case .loadBuffer:
+            used = max(a, b) + 1
+        case .texture:
+            used = max(a + 4, b + 1, c + 1)
+        case .jump, .conditionalJump:
+            used = a + 1
+            let target = Int(instruction.imm)
+            // Relative to the range; anything outside lands on the appended `ret`.
+            prepared.imm = UInt32(range.contains(target) ? target - range.lowerBound : range.count)
+        }
+        return (prepared, used)
+    }
+}

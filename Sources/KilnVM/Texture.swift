@@ -1,0 +1,45 @@
+/// An image the VM samples: premultiplied RGBA binary32, four floats per texel, row 0 at the top.
+///
+/// The texels are also copied once into storage the texture owns, so the VM's hot loop can
+/// read them through a stable pointer without touching the array (no retain, no bounds check,
+/// no escaping `withUnsafeBufferPointer`). Missing pixels (a `pixels` array shorter than
+/// `width × height × 4`) read as transparent black; negative sizes count as 0.
+public struct Texture: Sendable {
+    public let width: Int
+    public let height: Int
+    /// Premultiplied RGBA, `(y × width + x) × 4 + channel`.
+    public let pixels: [Float]
+    /// The same texels behind a stable pointer, always exactly `width × height × 4` floats.
+    let storage: TexelStorage
+
+    public init(width: Int, height: Int, pixels: [Float]) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        self.pixels = pixels
+        self.storage = TexelStorage(width: self.width, height: self.height, pixels: pixels)
+    }
+}
+
+/// Owned, immutable copy of a texture's texels, followed by one transparent-black texel
+/// that out-of-image taps point at (so edge sampling needs no optional loads).
+final class TexelStorage: @unchecked Sendable {
+    let texels: UnsafeMutablePointer<Float>
+    /// Floats of image data (the zero texel follows at `texels + count`).
+    let count: Int
+
+    init(width: Int, height: Int, pixels: [Float]) {
+        // Sizes come from callers; multiply without trapping and refuse absurd sizes.
+        let (area, o1) = width.multipliedReportingOverflow(by: height)
+        let (floats, o2) = area.multipliedReportingOverflow(by: 4)
+        count = (o1 || o2) ? 0 : floats
+        texels = .allocate(capacity: count + 4)
+        texels.initialize(repeating: 0, count: count + 4)
+        pixels.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress {
+                texels.update(from: base, count: min(count, source.count))
+            }
+        }
+    }
+
+    deinit { texels.deallocate() }
+}

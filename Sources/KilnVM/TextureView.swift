@@ -1,0 +1,111 @@
+import KilnBytecode
+
+/// What the VM's lane loops hold of a texture: a stable pointer and the size. The owning
+/// `Texture` (its `TexelStorage`) is retained by whoever holds the view (the executor).
+struct TextureView {
+    var texels: UnsafePointer<Float>
+    /// A transparent-black texel (after the image) for taps outside it.
+    var zero: UnsafePointer<Float>
+    var width: Int
+    var height: Int
+
+    init(_ texture: Texture) {
+        texels = UnsafePointer(texture.storage.texels)
+        zero = texels + texture.storage.count
+        width = texture.width
+        height = texture.height
+    }
+
+    /// Maps an index along an axis of `size` texels by the address mode; -1 means "outside".
+    @inline(__always) static func address(_ i: Int, _ size: Int, _ mode: UInt8) -> Int {
+        if size <= 0 { return -1 }
+        switch mode {
+        case 1:  // clamp to edge
+            return i < 0 ? 0 : (i >= size ? size - 1 : i)
+        case 2:  // repeat
+            let m = i % size
+            return m < 0 ? m + size : m
+        case 3:  // mirrored repeat: period 2·size, second half reflected
+            let period = 2 * size
+            var m = i % period
+            m = m < 0 ? m + period : m
+            return m >= size ? period - 1 - m : m
+        default: // zero: outside is transparent black
+            return (i < 0 || i >= size) ? -1 : i
+        }
+    }
+
+    /// Pointer to texel (x, y), or to the zero texel when an index is outside (−1).
+    @inline(__always) func texel(_ x: Int, _ y: Int) -> UnsafePointer<Float> {
+        (x < 0 || y < 0) ? zero : texels + (y &* width &+ x) &* 4
+    }
+
+    @inline(__always) func read(x: UInt32, y: UInt32) -> (Float, Float, Float, Float) {
+        guard Int(x) < width, Int(y) < height else { return (0, 0, 0, 0) }
+        let p = texels + (Int(y) &* width &+ Int(x)) &* 4
+        return (p[0], p[1], p[2], p[3])
+    }
+
+    @inline(__always) func sample(x: Float, y: Float, mode: UInt8) -> (Float, Float, Float, Float) {
+        mode & 1 != 0
+            ? sample(pixelX: x * Float(width), pixelY: y * Float(height), mode: mode)
+            : sample(pixelX: x, pixelY: y, mode: mode)
+    }
+
+    /// Texel index `⌊q⌋` and weight `q − ⌊q⌋` along one axis, `q = p − offset`.
+    ///
+    /// Deliberately not inlined: inlined, the SLP vectorizer packs the x and y computations
+    /// into half-filled SSE registers whose undefined upper lanes can hold denormals, and the
+    /// resulting microcode assists made a scalar sample 3× slower. (The VM's `sample` does
+    /// the same arithmetic in a lane loop, which fills the vectors.)
+    @inline(never)
+    static func axis(_ p: Float, offset: Float) -> (index: Int, weight: Float) {
+        let q = p - offset
+        let f = KilnMath.floor(q)
+        return (Int(KilnMath.toInt32(f)), q - f)
+    }
+
+    /// Sampling at a position already in pixels (`mode`'s normalized bit is ignored).
+    @inline(__always) func sample(pixelX px: Float, pixelY py: Float, mode: UInt8) -> (Float, Float, Float, Float) {
+        let address = (mode >> 2) & 3
+        guard px.isFinite && py.isFinite else { return (0, 0, 0, 0) }
+        if mode & 2 == 0 {
+            // Nearest: the texel containing p.
+            let ix = Self.address(Self.axis(px, offset: 0).index, width, address)
+            let iy = Self.address(Self.axis(py, offset: 0).index, height, address)
+            let t = texel(ix, iy)
+            return (t[0], t[1], t[2], t[3])
+        }
+        let (i0, wx) = Self.axis(px, offset: 0.5)
+        let (j0, wy) = Self.axis(py, offset: 0.5)
+        // Interior fast path: all four taps inside the image, where every address mode agrees.
+        if i0 >= 0 && j0 >= 0 && i0 < width &- 1 && j0 < height &- 1 {
+            let top = texels + (j0 &* width &+ i0) &* 4
+            let bottom = top + width &* 4
+            return (Self.bilinear(top[0], top[4], bottom[0], bottom[4], wx, wy),
+                    Self.bilinear(top[1], top[5], bottom[1], bottom[5], wx, wy),
+                    Self.bilinear(top[2], top[6], bottom[2], bottom[6], wx, wy),
+                    Self.bilinear(top[3], top[7], bottom[3], bottom[7], wx, wy))
+        }
+        return bilinearAtEdge(i0, j0, wx, wy, address: address)
+    }
+
+    /// `lerp(lerp(a, b, wx), lerp(c, d, wx), wy)` with `lerp(a, b, w) = a + (b − a)·w`.
+    @inline(__always) static func bilinear(_ a: Float, _ b: Float, _ c: Float, _ d: Float, _ wx: Float, _ wy: Float) -> Float {
+        let top = a + (b - a) * wx
+        let bottom = c + (d - c) * wx
+        return top + (bottom - top) * wy
+    }
+
+    /// The four taps when some lie outside the image: each goes through the address mode.
+    @inline(never)
+    func bilinearAtEdge(_ i0: Int, _ j0: Int, _ wx: Float, _ wy: Float, address: UInt8) -> (Float, Float, Float, Float) {
+        let x0 = Self.address(i0, width, address), x1 = Self.address(i0 &+ 1, width, address)
+        let y0 = Self.address(j0, height, address), y1 = Self.address(j0 &+ 1, height, address)
+        let t00 = texel(x0, y0), t10 = texel(x1, y0), t01 = texel(x0, y1), t11 = texel(x1, y1)
+        @inline(__always) func channel(_ c: Int) -> Float {
+            Self.bilinear(t00[c], t10[c], t01[c], t11[c], wx, wy)
+        }
+        return (channel(0), channel(1), channel(2), channel(3))
+    }
+}
