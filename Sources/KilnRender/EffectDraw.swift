@@ -1,0 +1,208 @@
+import Foundation
+import KilnBytecode
+import KilnVM
+
+/// Draws the full-frame kinds — distortion, color, layer, shape, fragment pass — by running
+/// the function over every pixel in batches of `laneCount` consecutive pixels of a row
+/// (conformance README §4 gives each kind's inputs and outputs).
+final class EffectDraw: PreparedDraw {
+    let function: Function
+    let library: Library
+    let width: Int
+    let height: Int
+    /// The content a distortion samples and a color effect reads.
+    let source: Texture
+    let executors: [Executor]
+    let threads: Int
+    let rowsPerBand: Int
+    /// Where the lane inputs and outputs live.
+    private let plan: LanePlan
+
+    init(request: RenderRequest, functionIndex: Int) throws(RenderError) {
+        let function = request.library.functions[functionIndex]
+        self.function = function
+        self.library = request.library
+        let isEffect = function.kind == .distortion || function.kind == .color || function.kind == .layer
+        if isEffect {
+            guard let content = request.content, content.width > 0, content.height > 0 else {
+                throw RenderError("'\(function.name)' is a \(function.kind.name) effect and needs content to work on")
+            }
+            (width, height) = (content.width, content.height)
+        } else {
+            (width, height) = (request.width, request.height)
+        }
+        try request.limits.check(width: width, height: height, what: "output")
+        source = request.content ?? Texture(width: 0, height: 0, pixels: [])
+        let binder = ArgumentBinder(width: width, height: height, time: request.time, values: request.arguments)
+        let (uniforms, buffers) = try binder.bind(function)
+        let resources = DrawResources(uniforms: uniforms, buffers: buffers,
+                                      textures: Renderer.textures(for: function, request: request),
+                                      limits: request.executionLimits)
+        let prepared = PreparedFunction(library: request.library, functionIndex: functionIndex)
+        threads = Renderer.workerCount(request.threads)
+        rowsPerBand = request.rowsPerBand
+        var executors: [Executor] = []
+        do {
+            for _ in 0..<threads { executors.append(try Executor(prepared, resources: resources)) }
+        } catch {
+            throw Renderer.describe(error, library: request.library)
+        }
+        self.executors = executors
+        plan = LanePlan(function)
+    }
+
+    func render(into pixels: UnsafeMutablePointer<UInt8>) throws(RenderError) {
+        let failures = FirstFailure()
+        let width = self.width
+        TileScheduler.run(height: height, threads: threads, rowsPerBand: rowsPerBand) { worker, rows in
+            guard !failures.hasFailure else { return }
+            let executor = executors[worker]
+            do {
+                for y in rows {
+                    var x0 = 0
+                    while x0 < width {
+                        let count = min(laneCount, width - x0)
+                        try shade(executor, y: y, x0: x0, count: count, output: pixels + (y * width + x0) * 4)
+                        x0 += count
+                    }
+                }
+            } catch let error as VMError {
+                failures.record(Renderer.describe(error, library: library))
+            } catch {
+                failures.record(RenderError("\(error)"))
+            }
+        }
+        if let failure = failures.first { throw failure }
+    }
+
+    /// Shades `count` pixels of row `y` from `x0` in one batch.
+    private func shade(_ executor: Executor, y: Int, x0: Int, count: Int, output: UnsafeMutablePointer<UInt8>) throws(VMError) {
+        writeInputs(executor, y: y, x0: x0, count: count)
+        try executor.run()
+        if function.kind == .distortion, let result = plan.color {
+            // The function says where to read the source for this pixel.
+            let xs = executor.floatLanes(result), ys = executor.floatLanes(result + 1)
+            for lane in 0..<count {
+                let texel = Sampling.sample(source, x: xs[lane], y: ys[lane], mode: .layer)
+                store(texel.0, texel.1, texel.2, texel.3, output + lane * 4)
+            }
+            return
+        }
+        guard let colour = plan.color else { return }
+        let r = executor.floatLanes(colour)
+        let g = plan.colorComponents > 1 ? executor.floatLanes(colour + 1) : r
+        let b = plan.colorComponents > 2 ? executor.floatLanes(colour + 2) : r
+        let a = plan.colorComponents > 3 ? executor.floatLanes(colour + 3) : nil
+        let discarded = function.discardRegister.map { executor.lanes($0) }
+        for lane in 0..<count {
+            if let discarded, discarded[lane] != 0 {
+                store(0, 0, 0, 0, output + lane * 4)       // left at its initial transparent black
+            } else {
+                store(r[lane], g[lane], b[lane], a?[lane] ?? 1, output + lane * 4)
+            }
+        }
+    }
+
+    /// Writes the lane inputs for pixels (`x0` …, `y`). Lanes past `count` repeat the last
+    /// pixel: they compute something harmless that is never stored.
+    private func writeInputs(_ executor: Executor, y: Int, x0: Int, count: Int) {
+        let last = count - 1
+        let rowCenter = Float(y) + 0.5
+        for input in plan.inputs {
+            switch input.role {
+            case .position(let components):
+                let xs = executor.floatLanes(input.register)
+                for lane in 0..<laneCount { xs[lane] = Float(x0 + min(lane, last)) + 0.5 }
+                if components > 1 { executor.floatLanes(input.register + 1).update(repeating: rowCenter, count: laneCount) }
+                if components > 2 { executor.floatLanes(input.register + 2).update(repeating: 0, count: laneCount) }
+                if components > 3 { executor.floatLanes(input.register + 3).update(repeating: 1, count: laneCount) }
+            case .sourceColor:
+                let channels = (0..<4).map { executor.floatLanes(input.register + UInt16($0)) }
+                for lane in 0..<laneCount {
+                    let texel = Sampling.read(source, x: UInt32(x0 + min(lane, last)), y: UInt32(y))
+                    channels[0][lane] = texel.0; channels[1][lane] = texel.1
+                    channels[2][lane] = texel.2; channels[3][lane] = texel.3
+                }
+            case .uv:
+                let us = executor.floatLanes(input.register)
+                let invWidth = Float(width), height = Float(self.height)
+                for lane in 0..<laneCount { us[lane] = (Float(x0 + min(lane, last)) + 0.5) / invWidth }
+                executor.floatLanes(input.register + 1).update(repeating: rowCenter / height, count: laneCount)
+            case .zero(let components):
+                for component in 0..<components {
+                    executor.lanes(input.register + UInt16(component)).update(repeating: 0, count: laneCount)
+                }
+            }
+        }
+    }
+
+    @inline(__always) private func store(_ r: Float, _ g: Float, _ b: Float, _ a: Float, _ output: UnsafeMutablePointer<UInt8>) {
+        output[0] = quantize(r)
+        output[1] = quantize(g)
+        output[2] = quantize(b)
+        output[3] = quantize(a)
+    }
+}
+
+/// What the renderer writes into each lane input of a function and where it reads the
+/// colour, decided once per draw instead of once per batch.
+struct LanePlan {
+    enum Role {
+        /// `float2 position` of a stitchable function, or the `[[position]]` field of a
+        /// fragment's stage_in: `(x + 0.5, y + 0.5, 0, 1)`.
+        case position(components: Int)
+        /// `half4 color` of a color effect: the exact source pixel, premultiplied.
+        case sourceColor
+        /// The first `float2` stage_in field without an attribute: `position.xy / size`.
+        case uv
+        /// Anything else is zero.
+        case zero(components: Int)
+    }
+    struct Input {
+        var register: UInt16
+        var role: Role
+    }
+
+    var inputs: [Input] = []
+    /// First register of the colour (or, for a distortion, the position) result.
+    var color: UInt16?
+    var colorComponents = 0
+
+    init(_ function: Function) {
+        var sawUV = false
+        for slot in function.inputs {
+            let components = slot.type.componentCount
+            let role: Role
+            if slot.attribute == "position" || (slot.name == "position" && function.kind != .fragment) {
+                role = .position(components: components)
+            } else if slot.attribute == "color" && function.kind == .color {
+                role = .sourceColor
+            } else if function.kind == .fragment, !sawUV, components == 2, slot.attribute.isEmpty,
+                      slot.type.scalar == .float || slot.type.scalar == .half {
+                sawUV = true
+                role = .uv
+            } else {
+                role = .zero(components: components)
+            }
+            inputs.append(Input(register: slot.register, role: role))
+        }
+        // Fragment functions may return a struct: its [[color(0)]] or first four-component field.
+        let result = function.outputs.first { $0.attribute == "color(0)" }
+            ?? function.outputs.first { $0.type.componentCount == 4 } ?? function.outputs.first
+        color = result?.register
+        colorComponents = result?.type.componentCount ?? 0
+    }
+}
+
+/// The first error any worker hit; later workers stop early.
+final class FirstFailure: @unchecked Sendable {
+    private let lock = NSLock()
+    private var error: RenderError?
+
+    var hasFailure: Bool { lock.withLock { error != nil } }
+    var first: RenderError? { lock.withLock { error } }
+
+    func record(_ newError: RenderError) {
+        lock.withLock { if error == nil { error = newError } }
+    }
+}

@@ -1,1 +1,0 @@
-// KilnRender: images, PNG, samplers, effects, tiles. (Being written.)

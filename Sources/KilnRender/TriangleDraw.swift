@@ -1,0 +1,296 @@
+import KilnBytecode
+import KilnVM
+
+/// Draws triangles with a vertex + fragment pair: the vertex function runs on lanes over
+/// the vertex ids, its clip-space `[[position]]` goes through the viewport, every
+/// triangle is rasterized with exact integer edge functions, the fragment function runs
+/// on lanes over the covered pixels with interpolated varyings, and its colour is blended
+/// (premultiplied source-over) into the framebuffer in triangle order.
+///
+/// Rules (docs/rendering.md): no culling; a triangle with a vertex at w ≤ 0 is skipped
+/// (no near-plane clipping yet); vertex positions snap to 1/256 pixel; a pixel centre on
+/// an edge belongs to the triangle for which it is a top or left edge (the top-left rule),
+/// so a shared edge is drawn exactly once.
+/// Varyings are interpolated perspective-correctly; `[[flat]]` takes the first vertex.
+final class TriangleDraw: PreparedDraw {
+    let width: Int
+    let height: Int
+    private let library: Library
+    private let vertexFunction: Function
+    private let fragmentFunction: Function
+    private let vertexExecutor: Executor
+    private let fragmentExecutor: Executor
+    private let vertexCount: Int
+    /// Per fragment input: where its value comes from.
+    private let varyings: [Varying]
+    private let colorRegister: UInt16?
+    private let colorComponents: Int
+
+    private struct Varying {
+        var register: UInt16
+        var components: Int
+        /// Offset of the matching vertex output in a vertex's scalarized outputs, or nil for
+        /// the fragment position.
+        var source: Int?
+        var flat: Bool
+    }
+
+    /// Subpixel precision of vertex positions.
+    private static let subpixel: Double = 256
+
+    init(request: RenderRequest, vertexIndex: Int) throws(RenderError) {
+        library = request.library
+        vertexFunction = library.functions[vertexIndex]
+        let fragmentIndex: Int
+        if let name = request.fragmentName {
+            guard let index = library.functions.firstIndex(where: { $0.name == name && $0.kind == .fragment }) else {
+                throw RenderError("no fragment function '\(name)' in the library")
+            }
+            fragmentIndex = index
+        } else {
+            guard let index = library.functions.firstIndex(where: { $0.kind == .fragment }) else {
+                throw RenderError("'\(vertexFunction.name)' is a vertex function and the library has no fragment function to colour its triangles")
+            }
+            fragmentIndex = index
+        }
+        fragmentFunction = library.functions[fragmentIndex]
+        (width, height) = (request.width, request.height)
+        try request.limits.check(width: width, height: height, what: "output")
+
+        // Each stage gets the arguments it declares; a name neither declares is an error.
+        let vertexNames = Set(vertexFunction.parameters.map(\.name)), fragmentNames = Set(fragmentFunction.parameters.map(\.name))
+        if let unknown = request.arguments.keys.sorted().first(where: { !vertexNames.contains($0) && !fragmentNames.contains($0) }) {
+            throw RenderError("argument '\(unknown)': neither '\(vertexFunction.name)' nor '\(fragmentFunction.name)' has an argument called '\(unknown)'")
+        }
+        let (outputWidth, outputHeight) = (request.width, request.height)
+        func executor(_ function: Function, index: Int, names: Set<String>) throws(RenderError) -> Executor {
+            let binder = ArgumentBinder(width: outputWidth, height: outputHeight, time: request.time,
+                                        values: request.arguments.filter { names.contains($0.key) })
+            let (uniforms, buffers) = try binder.bind(function)
+            let resources = DrawResources(uniforms: uniforms, buffers: buffers,
+                                          textures: Renderer.textures(for: function, request: request),
+                                          limits: request.executionLimits)
+            do {
+                return try Executor(PreparedFunction(library: request.library, functionIndex: index), resources: resources)
+            } catch {
+                throw Renderer.describe(error, library: request.library)
+            }
+        }
+        vertexExecutor = try executor(vertexFunction, index: vertexIndex, names: vertexNames)
+        fragmentExecutor = try executor(fragmentFunction, index: fragmentIndex, names: fragmentNames)
+
+        // Vertex count: given, else the first buffer's length over its element size, else 3.
+        var count = request.vertexCount ?? 3
+        if request.vertexCount == nil, let buffer = vertexFunction.parameters.first(where: {
+            if case .buffer = $0.binding { return true } else { return false }
+        }), let stride = buffer.valueType?.componentCount, stride > 0, let elements = request.arguments[buffer.name] {
+            count = elements.count / stride
+        }
+        guard count >= 0, count <= request.limits.maxVertices else {
+            throw RenderError("\(count) vertices exceed maxVertices = \(request.limits.maxVertices)")
+        }
+        vertexCount = count
+
+        // Match fragment inputs with vertex outputs by name.
+        var offsets: [String: (offset: Int, slot: LaneSlot)] = [:]
+        var offset = 0
+        for slot in vertexFunction.outputs {
+            offsets[slot.name] = (offset, slot)
+            offset += slot.type.componentCount
+        }
+        var varyings: [Varying] = []
+        for slot in fragmentFunction.inputs {
+            let components = slot.type.componentCount
+            if slot.attribute == "position" {
+                varyings.append(Varying(register: slot.register, components: components, source: nil, flat: false))
+            } else if let match = offsets[slot.name], match.slot.type.componentCount == components {
+                varyings.append(Varying(register: slot.register, components: components, source: match.offset,
+                                        flat: slot.flat || match.slot.flat))
+            } else {
+                throw RenderError("fragment input '\(slot.name)' of '\(fragmentFunction.name)' has no matching output in '\(vertexFunction.name)'")
+            }
+        }
+        self.varyings = varyings
+        let plan = LanePlan(fragmentFunction)
+        colorRegister = plan.color
+        colorComponents = plan.colorComponents
+        guard vertexFunction.outputs.contains(where: { $0.attribute == "position" }) else {
+            throw RenderError("vertex function '\(vertexFunction.name)' returns no [[position]]")
+        }
+    }
+
+    func render(into pixels: UnsafeMutablePointer<UInt8>) throws(RenderError) {
+        let outputs = try runVertices()
+        var framebuffer = [Float](repeating: 0, count: width * height * 4)
+        let stride = vertexFunction.outputs.reduce(0) { $0 + $1.type.componentCount }
+        let positionOffset = positionOffsetInOutputs()
+        var batch = FragmentBatch()
+        for triangle in 0..<(vertexCount / 3) {
+            var corners: [ScreenVertex] = []
+            for corner in 0..<3 {
+                let base = (triangle * 3 + corner) * stride
+                let x = outputs[base + positionOffset], y = outputs[base + positionOffset + 1]
+                let z = outputs[base + positionOffset + 2], w = outputs[base + positionOffset + 3]
+                guard w > 0, x.isFinite, y.isFinite, z.isFinite, w.isFinite else { corners.removeAll(); break }
+                // Clip space → normalized device coordinates → pixels (Metal: NDC y points up).
+                let sx = (Double(x / w) * 0.5 + 0.5) * Double(width), sy = (0.5 - Double(y / w) * 0.5) * Double(height)
+                guard abs(sx) < 1e7, abs(sy) < 1e7 else { corners.removeAll(); break }
+                corners.append(ScreenVertex(x: Int64((sx * Self.subpixel).rounded()), y: Int64((sy * Self.subpixel).rounded()),
+                                            z: z / w, inverseW: 1 / w, base: base))
+            }
+            guard corners.count == 3 else { continue }
+            try rasterize(corners, outputs: outputs, framebuffer: &framebuffer, batch: &batch)
+        }
+        try flush(&batch, outputs: outputs, framebuffer: &framebuffer)
+        for index in 0..<(width * height * 4) { pixels[index] = quantize(framebuffer[index]) }
+    }
+
+    private func positionOffsetInOutputs() -> Int {
+        var offset = 0
+        for slot in vertexFunction.outputs {
+            if slot.attribute == "position" { return offset }
+            offset += slot.type.componentCount
+        }
+        return 0
+    }
+
+    /// Runs the vertex function over every vertex id; returns the scalarized outputs, vertex-major.
+    private func runVertices() throws(RenderError) -> [Float] {
+        let stride = vertexFunction.outputs.reduce(0) { $0 + $1.type.componentCount }
+        var result = [Float](repeating: 0, count: vertexCount * stride)
+        var first = 0
+        while first < vertexCount {
+            let count = min(laneCount, vertexCount - first)
+            for slot in vertexFunction.inputs {
+                let lanes = vertexExecutor.lanes(slot.register)
+                for lane in 0..<laneCount {
+                    lanes[lane] = slot.attribute == "vertex_id" ? UInt32(first + min(lane, count - 1)) : 0
+                }
+            }
+            do { try vertexExecutor.run() } catch { throw Renderer.describe(error, library: library) }
+            var offset = 0
+            for slot in vertexFunction.outputs {
+                for component in 0..<slot.type.componentCount {
+                    let lanes = vertexExecutor.floatLanes(slot.register + UInt16(component))
+                    for lane in 0..<count { result[(first + lane) * stride + offset + component] = lanes[lane] }
+                }
+                offset += slot.type.componentCount
+            }
+            first += count
+        }
+        return result
+    }
+
+    private struct ScreenVertex {
+        var x: Int64
+        var y: Int64
+        var z: Float
+        var inverseW: Float
+        var base: Int
+    }
+
+    /// A covered pixel waiting for the fragment function.
+    private struct Fragment {
+        var pixel: Int
+        var x: Int
+        var y: Int
+        /// Perspective-correct weights of the three corners, and screen-space ones for z.
+        var weights: (Float, Float, Float)
+        var z: Float
+        var corners: (Int, Int, Int)
+    }
+
+    private struct FragmentBatch {
+        var fragments: [Fragment] = []
+    }
+
+    private func edge(_ a: ScreenVertex, _ b: ScreenVertex, _ px: Int64, _ py: Int64) -> Int64 {
+        (b.x - a.x) * (py - a.y) - (b.y - a.y) * (px - a.x)
+    }
+
+    /// Whether a pixel centre exactly on edge a→b belongs to this triangle: the top-left
+    /// rule. Triangles are turned to positive area, which on a y-down screen is clockwise;
+    /// then a left edge runs upward (dy < 0) and a top edge rightward (dy = 0, dx > 0).
+    /// The other triangle on a shared edge runs it the opposite way, so exactly one owns it.
+    private func ownsEdge(_ a: ScreenVertex, _ b: ScreenVertex) -> Bool {
+        let dy = b.y - a.y
+        return dy < 0 || (dy == 0 && b.x > a.x)
+    }
+
+    private func rasterize(_ input: [ScreenVertex], outputs: [Float], framebuffer: inout [Float],
+                           batch: inout FragmentBatch) throws(RenderError) {
+        var (a, b, c) = (input[0], input[1], input[2])
+        var order = (0, 1, 2)
+        var area = edge(a, b, c.x, c.y)
+        if area == 0 { return }
+        if area < 0 { swap(&b, &c); order = (0, 2, 1); area = -area }
+        let unit = Int64(Self.subpixel)
+        let minX = max(0, Int((min(a.x, b.x, c.x)) / unit) - 1), maxX = min(width - 1, Int(max(a.x, b.x, c.x) / unit) + 1)
+        let minY = max(0, Int((min(a.y, b.y, c.y)) / unit) - 1), maxY = min(height - 1, Int(max(a.y, b.y, c.y) / unit) + 1)
+        guard minX <= maxX, minY <= maxY else { return }
+        let ownsBC = ownsEdge(b, c), ownsCA = ownsEdge(c, a), ownsAB = ownsEdge(a, b)
+        let corners = [input[0].base, input[1].base, input[2].base]
+        let bases = order == (0, 1, 2) ? (corners[0], corners[1], corners[2]) : (corners[0], corners[2], corners[1])
+        let inverseArea = 1 / Double(area)
+        for y in minY...maxY {
+            let py = Int64(y) * unit + unit / 2
+            for x in minX...maxX {
+                let px = Int64(x) * unit + unit / 2
+                let w0 = edge(b, c, px, py), w1 = edge(c, a, px, py), w2 = edge(a, b, px, py)
+                guard w0 > 0 || (w0 == 0 && ownsBC), w1 > 0 || (w1 == 0 && ownsCA), w2 > 0 || (w2 == 0 && ownsAB) else { continue }
+                let l0 = Float(Double(w0) * inverseArea), l1 = Float(Double(w1) * inverseArea), l2 = Float(Double(w2) * inverseArea)
+                let p0 = l0 * a.inverseW, p1 = l1 * b.inverseW, p2 = l2 * c.inverseW
+                let sum = p0 + p1 + p2
+                batch.fragments.append(Fragment(pixel: y * width + x, x: x, y: y, weights: (p0 / sum, p1 / sum, p2 / sum),
+                                                z: l0 * a.z + l1 * b.z + l2 * c.z, corners: bases))
+                if batch.fragments.count == laneCount { try flush(&batch, outputs: outputs, framebuffer: &framebuffer) }
+            }
+        }
+    }
+
+    /// Shades the batched fragments and blends them in order.
+    private func flush(_ batch: inout FragmentBatch, outputs: [Float], framebuffer: inout [Float]) throws(RenderError) {
+        let fragments = batch.fragments
+        guard !fragments.isEmpty else { return }
+        batch.fragments.removeAll(keepingCapacity: true)
+        let last = fragments.count - 1
+        for varying in varyings {
+            for component in 0..<varying.components {
+                let lanes = fragmentExecutor.floatLanes(varying.register + UInt16(component))
+                for lane in 0..<laneCount {
+                    let f = fragments[min(lane, last)]
+                    guard let source = varying.source else {
+                        // [[position]]: the pixel centre, depth, w = 1.
+                        switch component {
+                        case 0: lanes[lane] = Float(f.x) + 0.5
+                        case 1: lanes[lane] = Float(f.y) + 0.5
+                        case 2: lanes[lane] = f.z
+                        default: lanes[lane] = 1
+                        }
+                        continue
+                    }
+                    let v0 = outputs[f.corners.0 + source + component]
+                    if varying.flat { lanes[lane] = v0; continue }
+                    let v1 = outputs[f.corners.1 + source + component], v2 = outputs[f.corners.2 + source + component]
+                    lanes[lane] = f.weights.0 * v0 + f.weights.1 * v1 + f.weights.2 * v2
+                }
+            }
+        }
+        do { try fragmentExecutor.run() } catch { throw Renderer.describe(error, library: library) }
+        guard let colorRegister else { return }
+        let channels = (0..<4).map { $0 < colorComponents ? fragmentExecutor.floatLanes(colorRegister + UInt16($0)) : nil }
+        let discarded = fragmentFunction.discardRegister.map { fragmentExecutor.lanes($0) }
+        for (lane, fragment) in fragments.enumerated() {
+            if let discarded, discarded[lane] != 0 { continue }
+            let r = channels[0]?[lane] ?? 0, g = channels[1]?[lane] ?? 0, b = channels[2]?[lane] ?? 0
+            let alpha = channels[3]?[lane] ?? 1
+            let sourceAlpha = alpha.isNaN ? 0 : min(max(alpha, 0), 1)
+            let index = fragment.pixel * 4
+            let keep = 1 - sourceAlpha
+            framebuffer[index] = r + framebuffer[index] * keep
+            framebuffer[index + 1] = g + framebuffer[index + 1] * keep
+            framebuffer[index + 2] = b + framebuffer[index + 2] * keep
+            framebuffer[index + 3] = alpha + framebuffer[index + 3] * keep
+        }
+    }
+}

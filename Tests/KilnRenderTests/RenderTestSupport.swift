@@ -1,0 +1,77 @@
+import Foundation
+import KilnBytecode
+import KilnCompiler
+import KilnLanguage
+import KilnRender
+import KilnVM
+
+/// Paths of the repository and the shared material (`../shared` next to it).
+enum Paths {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let shared = repository.deletingLastPathComponent().appendingPathComponent("shared")
+    static let conformance = shared.appendingPathComponent("conformance")
+    /// Where failing image tests write what they saw: `$KILN_ARTIFACTS` or `.build/artifacts`.
+    static let artifacts: URL = {
+        if let path = ProcessInfo.processInfo.environment["KILN_ARTIFACTS"] { return URL(fileURLWithPath: path) }
+        return repository.appendingPathComponent(".build/artifacts")
+    }()
+}
+
+func compile(_ text: String, name: String = "test.metal") throws -> Library {
+    let result = Compiler.compile([SourceFile(name: name, text: text)])
+    guard let library = result.library else {
+        throw RenderError(DiagnosticRenderer.text(result.diagnostics, files: result.files))
+    }
+    return library
+}
+
+func loadPNG(_ url: URL) throws -> RGBAImage {
+    try PNG.decode(Array(try Data(contentsOf: url)))
+}
+
+/// How two premultiplied RGBA8 images differ: the largest channel difference and the share
+/// of pixels with any channel more than one level apart (the conformance pass rule).
+struct ImageDifference {
+    var maxAbs = 0
+    var percentOverOne = 0.0
+
+    init(_ actual: RGBAImage, _ expected: RGBAImage) {
+        guard actual.width == expected.width, actual.height == expected.height else { maxAbs = 255; percentOverOne = 100; return }
+        var over = 0
+        for pixel in 0..<(actual.width * actual.height) {
+            var worst = 0
+            for channel in 0..<4 {
+                worst = max(worst, abs(Int(actual.bytes[pixel * 4 + channel]) - Int(expected.bytes[pixel * 4 + channel])))
+            }
+            maxAbs = max(maxAbs, worst)
+            if worst > 1 { over += 1 }
+        }
+        percentOverOne = 100 * Double(over) / Double(max(1, actual.width * actual.height))
+    }
+
+    /// A heat map: black where equal, brighter red the larger the difference.
+    static func heatMap(_ actual: RGBAImage, _ expected: RGBAImage) -> RGBAImage {
+        var bytes = [UInt8](repeating: 255, count: actual.bytes.count)
+        for pixel in 0..<(actual.width * actual.height) {
+            var worst = 0
+            for channel in 0..<4 {
+                worst = max(worst, abs(Int(actual.bytes[pixel * 4 + channel]) - Int(expected.bytes[pixel * 4 + channel])))
+            }
+            let level = UInt8(min(255, worst * 32))
+            bytes[pixel * 4] = level
+            bytes[pixel * 4 + 1] = worst > 0 ? 0 : 0
+            bytes[pixel * 4 + 2] = 0
+        }
+        return RGBAImage(width: actual.width, height: actual.height, bytes: bytes)
+    }
+}
+
+/// Writes images of a failing test for a person to look at.
+func writeArtifacts(_ folder: String, _ images: [String: RGBAImage]) -> String {
+    let directory = Paths.artifacts.appendingPathComponent(folder)
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    for (name, image) in images {
+        if let png = try? PNG.encode(image) { try? Data(png).write(to: directory.appendingPathComponent(name)) }
+    }
+    return directory.path
+}
