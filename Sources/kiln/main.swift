@@ -1,2 +1,4 @@
 // The `kiln` executable: only an entry point; the commands live in KilnCLI.
-print("kiln")
+import KilnCLI
+
+Kiln.main()

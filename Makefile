@@ -1,0 +1,129 @@
+# Kiln — developer entry points. Run `make help` for the list.
+#
+# Every target that builds first makes sure the Debian packages Kiln links against are
+# installed (`make deps`), so these targets work on a fresh Debian bookworm machine that
+# only has Swift.
+
+SWIFT        ?= swift
+CONFIG       ?= release
+KILN         := .build/$(CONFIG)/kiln
+OUT          ?= out
+# Render size for `make run`.
+SIZE         ?= 256x256
+# The vertex buffer `make run` draws with shaders/triangle.metal: position, colour per vertex.
+TRIANGLE     := 0,0.8,0,1,1,0,0,1,-0.8,-0.7,0,1,0,1,0,1,0.8,-0.7,0,1,0,0,1,1
+# Debian packages: headers for libwebsockets / OpenSSL / libpng, and pkg-config.
+DEB_PACKAGES := libwebsockets-dev libssl-dev libpng-dev pkg-config
+# What the end-to-end tests drive Kiln with: curl, openssl (test certificates), headless Chromium.
+E2E_PACKAGES := curl openssl chromium chromium-driver
+# Python clients of the end-to-end tests (nobody here wrote them).
+PY_PACKAGES  := pytest websockets selenium
+# `make run` serves here.
+PORT         ?= 8080
+# apt-get needs root; use sudo only when we are not root already.
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Fuzzing: how long one `make fuzz` run lasts, and where the corpus lives.
+FUZZ_SECONDS ?= 60
+FUZZ_CORPUS  ?= $(FUZZ_BUILD)/corpus
+FUZZ_BUILD   ?= .build-fuzz
+
+.PHONY: help deps e2e-deps build run examples test test-swift test-e2e bench bench-compile bench-server fuzz fuzz-build clean
+
+help:
+	@echo "make run            build (release) and serve the browser page, the API and the examples on http://localhost:$(PORT)/"
+	@echo "make examples       compile, disassemble and render every example shader into $(OUT)/"
+	@echo "make test           build and run the whole test suite: Swift tests, then real clients against kiln serve (what CI runs)"
+	@echo "make bench-server   edit latency, frames/s and memory of kiln serve under load (tools/server_load.py)"
+	@echo "make bench          throughput and first-frame benchmarks (kiln bench), then compile times"
+	@echo "make fuzz           build the libFuzzer target and fuzz for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
+	@echo "make clean          remove build products and $(OUT)/"
+
+# Install only the packages that are missing: dpkg -s tells whether one is installed.
+deps:
+	@missing=""; \
+	for package in $(DEB_PACKAGES); do \
+		dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing missing Debian packages:$$missing"; \
+		$(SUDO) apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+# The end-to-end tests' tools: Debian packages, then Python packages.
+e2e-deps: deps
+	@missing=""; \
+	for package in $(E2E_PACKAGES); do \
+		dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing missing Debian packages:$$missing"; \
+		$(SUDO) apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+	@python3 -c "import pytest, websockets, selenium" 2>/dev/null || python3 -m pip install --quiet $(PY_PACKAGES)
+
+build: deps
+	$(SWIFT) build -c $(CONFIG)
+
+# Serve the page in public/, the HTTP API and the WebSocket on one port (Ctrl-C stops it).
+run: build
+	$(KILN) serve --port $(PORT) --public-directory public --shaders-directory shaders
+
+# Compile every example shader to a library, print its disassembly next to it, and
+# render every entry function that can draw on its own into $(OUT)/<shader>/.
+examples: build
+	@mkdir -p $(OUT)
+	@set -e; for shader in shaders/*.metal; do \
+		name=$$(basename $$shader .metal); \
+		mkdir -p $(OUT)/$$name; \
+		echo "== $$shader"; \
+		$(KILN) compile $$shader -o $(OUT)/$$name/$$name.kilnlib; \
+		$(KILN) disasm $(OUT)/$$name/$$name.kilnlib > $(OUT)/$$name/$$name.disasm.txt; \
+		extra=""; \
+		case $$name in triangle) extra="--arg vertices=$(TRIANGLE)";; esac; \
+		$(KILN) render $$shader --size $(SIZE) --content photo --content2 checker $$extra -o $(OUT)/$$name/; \
+	done
+	@echo "Libraries, disassembly and PNGs are in $(OUT)/"
+
+# The test suite. Tests read ../shared/ (conformance and benchmark shaders) when it is
+# there, as it is in CI.
+test: test-swift test-e2e
+
+test-swift: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+# Real clients (Python websockets, curl, headless Chromium) against a real `kiln serve`.
+# Screenshots of the browser steps land in .build/artifacts/browser/.
+test-e2e: e2e-deps
+	$(SWIFT) build --product kiln
+	KILN_BIN=$(CURDIR)/.build/debug/kiln python3 -m pytest -q Tests/e2e
+
+bench-server: build
+	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/server_load.py latency
+	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/server_load.py editors
+	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/server_load.py viewers
+	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/server_load.py idle
+
+bench: build
+	$(KILN) bench
+	$(KILN) bench compile
+
+bench-compile: build
+	$(KILN) bench compile
+
+# libFuzzer needs its own build folder: the -sanitize=fuzzer objects must not mix
+# with the normal ones. See README.md, "Fuzzing".
+fuzz-build: deps
+	$(SWIFT) build -c release --scratch-path $(FUZZ_BUILD) --product KilnFuzz \
+		-Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
+
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ_CORPUS)
+	@cp -n shaders/*.metal shaders/*.h $(FUZZ_CORPUS)/ 2>/dev/null || true
+	$(FUZZ_BUILD)/release/KilnFuzz $(FUZZ_CORPUS) -max_total_time=$(FUZZ_SECONDS) -max_len=16384
+
+clean:
+	$(SWIFT) package clean
+	rm -rf $(OUT) $(FUZZ_BUILD)

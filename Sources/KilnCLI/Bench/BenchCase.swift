@@ -1,0 +1,32 @@
+/// One case of `kiln bench`, as `../shared/bench/README.md` defines it.
+struct BenchCase: Sendable {
+    /// The case name in tables and JSON (`wave`, `color`, `layer9`, `melt`, `loop`).
+    var name: String
+    /// The shader file in the benchmark folder.
+    var file: String
+    /// The entry function to render.
+    var function: String
+    /// Built-in content under the effect (`rainbow`) and, for two-texture passes, the second.
+    var content: String
+    var content2: String?
+    /// The time argument (`time`).
+    var time: Float
+
+    /// The five cases, in the README's order. Inputs: content `rainbow` at the output size
+    /// (`melt` also `checker`), `time` = 1 (melt: 0.25, mid-transition), `bounds` =
+    /// (0, 0, w, h), `size` = (w, h).
+    static let all: [BenchCase] = [
+        BenchCase(name: "wave", file: "wave.metal", function: "wave", content: "rainbow", content2: nil, time: 1),
+        BenchCase(name: "color", file: "tint.metal", function: "tint", content: "rainbow", content2: nil, time: 1),
+        BenchCase(name: "layer9", file: "box9.metal", function: "box9", content: "rainbow", content2: nil, time: 1),
+        BenchCase(name: "melt", file: "melt.metal", function: "melt", content: "rainbow", content2: "checker", time: 0.25),
+        BenchCase(name: "loop", file: "swirl.metal", function: "swirl", content: "rainbow", content2: nil, time: 1),
+    ]
+
+    /// The arguments the case binds by name (unused names are ignored by the renderer's
+    /// binding; `bounds` and `size` describe the whole output).
+    func arguments(width: Int, height: Int) -> [String: [Float]] {
+        let w = Float(width), h = Float(height)
+        return ["time": [time], "bounds": [0, 0, w, h], "size": [w, h]]
+    }
+}

@@ -1,0 +1,48 @@
+import KilnVM
+
+/// A benchmark shader hand-written in Swift: the baseline the VM is compared with.
+///
+/// Each implementation computes exactly what its `.metal` file says, in binary32, with
+/// the same sampling (`Sampling.sample`, the conformance semantics) and the same output
+/// (premultiplied RGBA8, each channel clamped to 0…1 and rounded), and it runs on the
+/// same tile scheduler as the VM. The difference in speed is then the cost of
+/// interpreting bytecode rather than running compiled Swift.
+protocol NativeShader: Sendable {
+    /// Shades pixels `x0 ..< x1` of row `y` into `output` (4 bytes per pixel, the row's
+    /// first pixel at `output[0]`).
+    func shadeSpan(y: Int, x0: Int, x1: Int, output: UnsafeMutablePointer<UInt8>)
+}
+
+/// Helpers the native shaders share: the MSL builtins they use, in binary32.
+enum NativeMath {
+    /// One channel to RGBA8 as the renderer stores it: clamp to 0…1, `⌊v·255 + 0.5⌋`.
+    @inline(__always) static func byte(_ value: Float) -> UInt8 {
+        let clamped = value > 1 ? 1 : (value > 0 ? value : 0)    // NaN → 0
+        return UInt8((clamped * 255 + 0.5).rounded(.down))
+    }
+
+    /// Stores a premultiplied colour at `output[offset…offset+3]`.
+    @inline(__always) static func store(_ r: Float, _ g: Float, _ b: Float, _ a: Float,
+                                        _ output: UnsafeMutablePointer<UInt8>, _ offset: Int) {
+        output[offset] = byte(r)
+        output[offset + 1] = byte(g)
+        output[offset + 2] = byte(b)
+        output[offset + 3] = byte(a)
+    }
+
+    /// MSL `fract`: `x − ⌊x⌋`, kept below 1.
+    @inline(__always) static func fract(_ x: Float) -> Float {
+        min(x - x.rounded(.down), 0x1.fffffep-1)
+    }
+
+    /// MSL `mix(x, y, a) = x + (y − x)·a`.
+    @inline(__always) static func mix(_ x: Float, _ y: Float, _ a: Float) -> Float {
+        x + (y - x) * a
+    }
+
+    /// MSL `smoothstep(e0, e1, x)`.
+    @inline(__always) static func smoothstep(_ edge0: Float, _ edge1: Float, _ x: Float) -> Float {
+        let t = min(max((x - edge0) / (edge1 - edge0), 0), 1)
+        return t * t * (3 - 2 * t)
+    }
+}

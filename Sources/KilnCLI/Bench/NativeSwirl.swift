@@ -1,0 +1,49 @@
+import Foundation
+import KilnVM
+
+/// `bench/swirl.metal` in Swift: a color effect with a 32-iteration loop of
+/// transcendental math per pixel.
+///
+///     float2 uv = position / size;
+///     float2 z = (uv - 0.5) * 3;
+///     float acc = 0;
+///     for (int i = 0; i < 32; i++) {
+///         z = float2(sin(1.3 * z.x + time) + cos(1.7 * z.y),
+///                    cos(0.9 * z.x - time) - sin(1.1 * z.y)) * 0.9 + uv;
+///         acc += exp(-dot(z, z));
+///     }
+///     float3 pal = 0.5 + 0.5 * cos(0.35 * acc + float3(0, 2, 4));
+///     return half4(half3(mix(float3(color.rgb), pal, 0.7)), 1);
+struct NativeSwirl: NativeShader {
+    let source: Texture
+    let size: (width: Float, height: Float)
+    let time: Float
+
+    func shadeSpan(y: Int, x0: Int, x1: Int, output: UnsafeMutablePointer<UInt8>) {
+        let v = (Float(y) + 0.5) / size.height
+        source.pixels.withUnsafeBufferPointer { texels in
+            for x in x0..<x1 {
+                let u = (Float(x) + 0.5) / size.width
+                var zx = (u - 0.5) * 3
+                var zy = (v - 0.5) * 3
+                var acc: Float = 0
+                for _ in 0..<32 {
+                    let nx = (sin(1.3 * zx + time) + cos(1.7 * zy)) * 0.9 + u
+                    let ny = (cos(0.9 * zx - time) - sin(1.1 * zy)) * 0.9 + v
+                    zx = nx
+                    zy = ny
+                    acc += exp(-(zx * zx + zy * zy))
+                }
+                let base = (y * source.width + x) * 4
+                let inside = x < source.width && y < source.height
+                let cr = inside ? texels[base] : 0
+                let cg = inside ? texels[base + 1] : 0
+                let cb = inside ? texels[base + 2] : 0
+                let phase = 0.35 * acc
+                NativeMath.store(NativeMath.mix(cr, 0.5 + 0.5 * cos(phase), 0.7),
+                                 NativeMath.mix(cg, 0.5 + 0.5 * cos(phase + 2), 0.7),
+                                 NativeMath.mix(cb, 0.5 + 0.5 * cos(phase + 4), 0.7), 1, output, (x - x0) * 4)
+            }
+        }
+    }
+}

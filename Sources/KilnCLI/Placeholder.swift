@@ -1,1 +1,0 @@
-// KilnCLI: the `kiln` commands. (Being written.)

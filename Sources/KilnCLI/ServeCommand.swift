@@ -1,0 +1,106 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import KilnServer
+import KilnWebSockets
+
+/// `kiln serve`: the WebSocket + HTTP server (docs/server.md, docs/protocol.md).
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve live compiles, preview frames, the HTTP API and the browser page.",
+        discussion: """
+            One port for HTTP and WebSocket (TLS with --tls-cert/--tls-key). Binds \
+            127.0.0.1 unless --host says otherwise. SIGINT/SIGTERM close every client with \
+            1001 and exit within 3 seconds.
+            """)
+
+    @Option(help: "Interface to bind (0.0.0.0 exposes the server).") var host = "127.0.0.1"
+    @Option(help: "TCP port (0 picks a free one).") var port = 8080
+    @Option(help: "Directory of the browser page.") var publicDirectory = "public"
+    @Option(help: "Directory of the example shaders served at /shaders.") var shadersDirectory = "shaders"
+    @Option(help: "PEM certificate for https/wss.") var tlsCert: String?
+    @Option(help: "PEM private key for https/wss.") var tlsKey: String?
+    @Option(help: "Require this bearer token (Authorization header or ?token=).") var token: String?
+    @Option(help: "Allowed browser Origin (repeat for several; default: any).") var allowOrigin: [String] = []
+    @Option(help: "Largest WebSocket message or HTTP body, in bytes.") var maxMessageBytes = 1 << 20
+    @Option(help: "Most simultaneous WebSocket connections.") var maxConnections = 1024
+    @Option(help: "Preview side used when a client names no size.") var defaultSize = 512
+    @Option(help: "Largest preview side a client may ask for (at most 4096).") var maxPreviewSide = 2048
+    @Option(help: "Frame rate used when a client names none.") var defaultFps = 30.0
+    @Option(help: "Highest frame rate a client may ask for.") var maxFps = 60.0
+    @Option(help: "Compiles per second per connection.") var compilesPerSecond = 20.0
+    @Option(help: "Compiled libraries kept in the cache.") var cacheEntries = 256
+    @Option(help: "Frames per session rendering or queued before frames are skipped.") var maxFramesInFlight = 2
+    @Option(help: "Seconds of silence before a client is pinged.") var pingInterval = 30
+    @Option(help: "Seconds of silence before a client is dropped.") var idleTimeout = 60
+    @Option(help: "Worker threads (0 = one per core).") var workers = 0
+    @Flag(help: "Print libwebsockets' errors and warnings.") var verbose = false
+
+    func validate() throws {
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard (1...ServerSettings.absoluteMaxPreviewSide).contains(maxPreviewSide) else {
+            throw ValidationError("--max-preview-side must be 1...\(ServerSettings.absoluteMaxPreviewSide)")
+        }
+        guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, cacheEntries > 0 else {
+            throw ValidationError("limits must be positive")
+        }
+    }
+
+    var settings: ServerSettings {
+        var settings = ServerSettings()
+        settings.transport.host = host
+        settings.transport.port = port
+        settings.transport.tlsCertificatePath = tlsCert
+        settings.transport.tlsPrivateKeyPath = tlsKey
+        settings.transport.maxMessageBytes = maxMessageBytes
+        settings.transport.maxConnections = maxConnections
+        settings.transport.pingIntervalSeconds = pingInterval
+        settings.transport.idleTimeoutSeconds = idleTimeout
+        settings.transport.libraryLogging = verbose
+        settings.publicDirectory = FileManager.default.fileExists(atPath: publicDirectory) ? publicDirectory : nil
+        settings.shadersDirectory = shadersDirectory
+        settings.token = token
+        settings.allowedOrigins = allowOrigin
+        settings.defaultPreviewSize = min(defaultSize, maxPreviewSide)
+        settings.maxPreviewSide = maxPreviewSide
+        settings.defaultFPS = defaultFps
+        settings.maxFPS = maxFps
+        settings.compilesPerSecond = compilesPerSecond
+        settings.compileCacheEntries = cacheEntries
+        settings.maxFramesInFlight = maxFramesInFlight
+        settings.workerThreads = workers
+        return settings
+    }
+
+    func run() throws {
+        let service = KilnService(settings: settings, renderer: RenderPreview())
+        do { try service.start() } catch { throw CommandFailure("\(error)") }
+        let scheme = tlsCert == nil ? "http" : "https"
+        Console.current.line("kiln serve: listening on \(scheme)://\(host):\(service.port)/ (WebSocket on the same port)")
+        ShutdownSignals.wait()
+        Console.current.line("kiln serve: shutting down")
+        service.stop()
+        Console.current.line("kiln serve: stopped; live sessions: \(WebSocketConnection.liveObjects)")
+    }
+}
+
+/// SIGINT/SIGTERM through Dispatch sources: a plain C handler may run on any thread and
+/// would not wake the service thread's poll. Kept out of `main.swift` so the handlers are
+/// not inferred to be main-actor isolated (which traps when they run on the queue).
+enum ShutdownSignals {
+    static func wait() {
+        let queue = DispatchQueue(label: "kiln.signals")
+        let received = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { received.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        received.wait()
+        for source in sources { source.cancel() }
+    }
+}

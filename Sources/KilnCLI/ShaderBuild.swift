@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import KilnBytecode
+import KilnCompiler
+import KilnLanguage
+
+/// The steps several commands share: compile sources and report diagnostics, load a
+/// library from either a `.kilnlib` or shader sources, write files.
+enum ShaderBuild {
+    /// Compiles `sources`, printing every diagnostic to stderr clang-style (coloured when
+    /// stderr is a terminal) unless `printDiagnostics` is false.
+    static func compile(_ sources: [SourceFile], printDiagnostics: Bool = true) -> CompileResult {
+        let result = Compiler.compile(sources)
+        if printDiagnostics, !result.diagnostics.isEmpty {
+            let console = Console.current
+            var text = DiagnosticRenderer.text(result.diagnostics, files: result.files,
+                                               color: console.errorIsTerminal)
+            if !text.hasSuffix("\n") { text += "\n" }
+            console.error(text)
+            let errors = result.diagnostics.filter { $0.severity == .error }.count
+            if errors > 0 {
+                console.error("\(errors) error\(errors == 1 ? "" : "s") generated.\n")
+            }
+        }
+        return result
+    }
+
+    /// A library together with the sources it came from, when they are at hand.
+    struct LoadedLibrary {
+        var library: Library
+        /// The source files, for interleaving in disassembly and for debug output; empty
+        /// when a `.kilnlib` was loaded and its sources were not found next to it.
+        var sources: [SourceFile]
+    }
+
+    /// Largest `.kilnlib` the commands read.
+    static var maxLibraryBytes: Int { LibraryLimits.default.maxLibraryBytes }
+
+    /// Whether `path` names a compiled library rather than shader source.
+    static func isLibrary(_ path: String) -> Bool { path.hasSuffix(".kilnlib") }
+
+    /// Loads `paths`: one `.kilnlib`, or shader files compiled on the spot (compile errors
+    /// are printed and end the command with exit status 1).
+    static func load(_ paths: [String]) throws -> LoadedLibrary {
+        if let first = paths.first, isLibrary(first) {
+            guard paths.count == 1 else {
+                throw CommandFailure("give either one .kilnlib or shader files, not both")
+            }
+            return try readLibrary(first)
+        }
+        let sources = try ShaderSources.load(paths)
+        let result = compile(sources)
+        guard let library = result.library else {
+            throw ExitCode.failure
+        }
+        return LoadedLibrary(library: library, sources: result.files)
+    }
+
+    /// Reads and verifies a `.kilnlib`, and picks up its sources from the same folder when
+    /// they are there and unchanged (their SHA-256 matches the library's record).
+    static func readLibrary(_ path: String) throws -> LoadedLibrary {
+        let data = try ShaderSources.readData(path, limit: maxLibraryBytes)
+        let library: Library
+        do {
+            library = try LibraryReader.decode([UInt8](data))
+        } catch {
+            throw CommandFailure("\(path): not a valid Kiln library: \(error)")
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        var sources: [SourceFile] = []
+        for record in library.sources {
+            let candidate = directory.isEmpty ? record.name : (directory as NSString).appendingPathComponent(record.name)
+            guard let text = try? ShaderSources.readText(candidate, limit: ShaderSources.Limits().maxFileBytes),
+                  SHA256Digest.hash(Array(text.utf8)) == record.sha256 else {
+                sources = []       // all or nothing: the debug table indexes files by position
+                break
+            }
+            sources.append(SourceFile(name: record.name, text: text))
+        }
+        return LoadedLibrary(library: library, sources: sources)
+    }
+
+    /// Writes `bytes` to `path`, creating the parent folder.
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            throw CommandFailure("\(path): cannot be written")
+        }
+    }
+}
