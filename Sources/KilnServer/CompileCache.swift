@@ -1,0 +1,84 @@
+import Foundation
+import KilnBytecode
+import KilnCompiler
+import KilnLanguage
+
+/// A compiled request, ready to send: the result, the encoded library and its summary.
+public final class CompiledShader: @unchecked Sendable {
+    public let result: CompileResult
+    /// The encoded library, nil when the compile failed.
+    public let libraryBytes: [UInt8]?
+    /// The cache key: SHA-256 over the request's file names and texts.
+    public let key: [UInt8]
+
+    init(result: CompileResult, key: [UInt8]) {
+        self.result = result
+        self.libraryBytes = result.library.map(LibraryWriter.encode)
+        self.key = key
+    }
+
+    public var succeeded: Bool { result.library != nil }
+}
+
+/// Compiled libraries cached by the SHA-256 of their sources, least-recently-used out.
+/// Concurrent requests for the same sources wait for one compile instead of repeating it.
+public final class CompileCache: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var entries: [[UInt8]: CompiledShader] = [:]
+    private var order: [[UInt8]] = []
+    private var pending: Set<[UInt8]> = []
+    private let capacity: Int
+    private let options: CompileOptions
+
+    public init(capacity: Int, options: CompileOptions = .init()) {
+        self.capacity = max(1, capacity)
+        self.options = options
+    }
+
+    /// The cached or freshly compiled shader for `files`, and whether it was a cache hit.
+    public func compile(_ files: [SourceFile]) -> (shader: CompiledShader, hit: Bool) {
+        let key = Self.key(for: files)
+        condition.lock()
+        while pending.contains(key) { condition.wait() }
+        if let hit = entries[key] {
+            touch(key)
+            condition.unlock()
+            return (hit, true)
+        }
+        pending.insert(key)
+        condition.unlock()
+
+        let shader = CompiledShader(result: Compiler.compile(files, options: options), key: key)
+
+        condition.lock()
+        pending.remove(key)
+        entries[key] = shader
+        touch(key)
+        while order.count > capacity { entries[order.removeFirst()] = nil }
+        condition.broadcast()
+        condition.unlock()
+        return (shader, false)
+    }
+
+    public var count: Int {
+        condition.lock(); defer { condition.unlock() }
+        return entries.count
+    }
+
+    private func touch(_ key: [UInt8]) {
+        if let index = order.firstIndex(of: key) { order.remove(at: index) }
+        order.append(key)
+    }
+
+    /// SHA-256 over every file's name and text, length-prefixed so that boundaries count.
+    static func key(for files: [SourceFile]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for file in files {
+            for part in [Array(file.name.utf8), file.bytes] {
+                withUnsafeBytes(of: UInt64(part.count).littleEndian) { bytes.append(contentsOf: $0) }
+                bytes.append(contentsOf: part)
+            }
+        }
+        return SHA256Digest.hash(bytes)
+    }
+}

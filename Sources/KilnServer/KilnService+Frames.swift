@@ -1,0 +1,169 @@
+import Foundation
+import KilnBytecode
+import KilnWebSockets
+
+/// Frame scheduling: one thread decides which session gets a frame next; workers render.
+///
+/// Fairness and back-pressure come from three rules: sessions are visited round-robin, a
+/// session renders one frame at a time (so its frames arrive in order), and it never has
+/// more than `maxFramesInFlight` frames rendering or waiting in its socket queue. A slow reader therefore gets fewer frames (the skipped ones are counted
+/// as dropped) and never a growing queue; a 4096² session occupies at most one or two
+/// workers while every other session keeps its turn in the FIFO render queue.
+struct ContentError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+extension KilnService {
+    func wakeScheduler() {
+        schedulerWake.lock()
+        schedulerWake.signal()
+        schedulerWake.unlock()
+    }
+
+    func schedulerLoop() {
+        var rotation = 0
+        while true {
+            schedulerWake.lock()
+            let stop = stopping
+            schedulerWake.unlock()
+            if stop { return }
+
+            let now = monotonicSeconds()
+            var nextWake = now + 0.25
+            sessionsLock.lock()
+            let start = scheduleOrder.isEmpty ? 0 : rotation % scheduleOrder.count
+            let order = Array(scheduleOrder[start...]) + Array(scheduleOrder[..<start])
+            let snapshot = order.compactMap { sessions[$0] }
+            sessionsLock.unlock()
+            rotation &+= 1
+
+            for session in snapshot {
+                if let due = scheduleFrame(session, now: now) { nextWake = min(nextWake, due) }
+            }
+            schedulerWake.lock()
+            if !stopping, nextWake > monotonicSeconds() {
+                _ = schedulerWake.wait(until: Date(timeIntervalSinceNow: max(0, nextWake - monotonicSeconds())))
+            }
+            schedulerWake.unlock()
+        }
+    }
+
+    /// Starts a frame for `session` if one is due and allowed; returns when it next wants attention.
+    private func scheduleFrame(_ session: LiveSession, now: Double) -> Double? {
+        session.lock.lock()
+        guard var preview = session.preview, let shader = session.shader, let library = shader.result.library,
+              !session.renderFailed else {
+            session.lock.unlock()
+            return nil
+        }
+        guard now >= session.nextFrameDue else {
+            let due = session.nextFrameDue
+            session.lock.unlock()
+            return due
+        }
+        let interval = 1 / max(1, preview.fps)
+        // One frame renders at a time per session (so frames arrive in order) and at most
+        // `maxFramesInFlight` are rendering or waiting on the socket.
+        let inFlight = session.rendering + session.connection.queuedMessageCount
+        guard session.rendering == 0, inFlight < settings.maxFramesInFlight else {
+            metrics.increment("kiln_frames_dropped_total")
+            session.nextFrameDue = max(session.nextFrameDue + interval, now)
+            let due = session.nextFrameDue
+            session.lock.unlock()
+            return due
+        }
+        // A preview started before the first compile names no function yet: take the
+        // library's first function that draws on its own.
+        if preview.function.isEmpty, let first = library.functions.first(where: { $0.kind != .vertex }) {
+            preview.function = first.name
+            session.preview?.function = first.name
+        }
+        session.rendering += 1
+        session.sequence &+= 1
+        let sequence = session.sequence
+        let generation = session.generation
+        let time = session.clock.time(at: now)
+        // A paused clock renders one frame per change, not the same frame at the frame rate.
+        session.nextFrameDue = session.clock.playing ? max(session.nextFrameDue + interval, now) : .infinity
+        let due = session.nextFrameDue
+        session.lock.unlock()
+
+        workers.submit(.render) { [self] in
+            renderFrame(session, library: library, preview: preview, time: time, sequence: sequence, generation: generation)
+        }
+        return due
+    }
+
+    private func renderFrame(_ session: LiveSession, library: Library, preview: PreviewSettings,
+                             time: Double, sequence: UInt32, generation: Int) {
+        defer {
+            session.lock.lock()
+            session.rendering -= 1
+            session.lock.unlock()
+            wakeScheduler()
+        }
+        session.lock.lock()
+        let current = session.generation == generation && session.connection.isOpen
+        session.lock.unlock()
+        guard current else { return }
+        do {
+            let content = try resolveContent(preview.contentName, slot: "content", session: session, preview: preview)
+            let content2 = try preview.content2Name.map { try resolveContent($0, slot: "content2", session: session, preview: preview) }
+            let started = monotonicSeconds()
+            let request = PreviewRequest(library: library, function: preview.function, width: preview.width,
+                                         height: preview.height, content: content, content2: content2,
+                                         arguments: preview.arguments, time: Float(time), threads: settings.renderThreadsPerFrame)
+            let pixels = try renderer.render(request)
+            let seconds = monotonicSeconds() - started
+            metrics.observeRender(seconds: seconds)
+            // The output size follows the renderer (effects take their content's size).
+            let (width, height) = outputSize(pixels.count, preview: preview, content: content)
+            let payload = preview.format == .png ? try renderer.encodePNG(premultiplied: pixels, width: width, height: height) : pixels
+            let header = FrameHeader(format: preview.format, sequence: sequence, time: time, width: UInt32(width),
+                                     height: UInt32(height), renderMicroseconds: UInt32(min(seconds * 1e6, 4e9)))
+            session.lock.lock()
+            let stillCurrent = session.generation == generation
+            session.lock.unlock()
+            guard stillCurrent else { return }
+            if session.connection.send(.binary(header.bytes + payload)) { metrics.increment("kiln_frames_sent_total") }
+        } catch {
+            metrics.increment("kiln_renders_failed_total")
+            session.lock.lock()
+            session.renderFailed = true
+            let id = preview.requestID
+            session.lock.unlock()
+            sendError(session, id: id, code: "render_failed", "\(error)")
+        }
+    }
+
+    private func outputSize(_ byteCount: Int, preview: PreviewSettings, content: PreviewContent?) -> (Int, Int) {
+        if byteCount == preview.width * preview.height * 4 { return (preview.width, preview.height) }
+        if let content, byteCount == content.width * content.height * 4 { return (content.width, content.height) }
+        return (preview.width, max(1, byteCount / 4 / max(1, preview.width)))
+    }
+
+    /// `upload` means the client's uploaded image for the slot; anything else is a built-in
+    /// generated at the preview size (cached per session).
+    private func resolveContent(_ name: String, slot: String, session: LiveSession, preview: PreviewSettings) throws -> PreviewContent {
+        session.lock.lock()
+        if name == "upload" {
+            let upload = session.uploads[slot]
+            session.lock.unlock()
+            guard let upload else { throw ContentError(message: "no uploaded image for \(slot) yet: send content.upload first") }
+            return upload
+        }
+        let key = "\(name)@\(preview.width)x\(preview.height)"
+        if let cached = session.builtinCache[key] {
+            session.lock.unlock()
+            return cached
+        }
+        session.lock.unlock()
+        let content = try renderer.builtinContent(named: name, width: preview.width, height: preview.height)
+        session.lock.lock()
+        if session.builtinCache.count > 8 { session.builtinCache.removeAll() }
+        session.builtinCache[key] = content
+        session.lock.unlock()
+        return content
+    }
+}

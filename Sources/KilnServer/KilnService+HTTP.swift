@@ -1,0 +1,137 @@
+import Foundation
+import KilnBytecode
+import KilnCompiler
+import KilnLanguage
+import KilnWebSockets
+
+/// The HTTP API for curl and scripts (docs/protocol.md, "HTTP"):
+/// `POST /compile`, `POST /render`, `GET /shaders`, `GET /shaders/NAME`, `GET /healthz`,
+/// `GET /metrics`. Handlers run on workers; the service thread only routes.
+extension KilnService {
+    public func handle(_ request: HTTPRequest) {
+        metrics.increment("kiln_http_requests_total")
+        if request.path == "/healthz" {
+            request.respond(.text(200, "ok\n"))
+            return
+        }
+        guard authorized(query: request.query, headers: request.headers) else {
+            request.respond(HTTPResponse(status: 401, contentType: "text/plain; charset=utf-8",
+                                         headers: [("WWW-Authenticate", "Bearer")], body: Array("missing or wrong token\n".utf8)))
+            return
+        }
+        switch (request.method, request.path) {
+        case (_, "/metrics"):
+            request.respond(.text(200, metrics.prometheusText(), contentType: "text/plain; version=0.0.4"))
+        case ("POST", "/compile"):
+            workers.submit(.compile) { [self] in request.respond(compileResponse(request)) }
+        case ("POST", "/render"):
+            workers.submit(.render) { [self] in request.respond(renderResponse(request)) }
+        case ("GET", "/shaders"), ("GET", "/shaders/"):
+            request.respond(shaderListResponse())
+        case ("GET", let path) where path.hasPrefix("/shaders/"):
+            request.respond(shaderFileResponse(String(path.dropFirst("/shaders/".count))))
+        case (let method, _) where method != "GET" && method != "POST":
+            request.respond(.text(405, "method \(method) not allowed\n"))
+        default:
+            request.respond(.text(404, "no route for \(request.method) \(request.path)\n"))
+        }
+    }
+
+    private func sourceFiles(_ request: HTTPRequest) -> [SourceFile] {
+        [SourceFile(name: request.query["name"] ?? "shader.metal", text: String(decoding: request.body, as: UTF8.self))]
+    }
+
+    private func json(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
+        .text(status, JSONText.serialize(object) + "\n", contentType: "application/json")
+    }
+
+    private func compileResponse(_ request: HTTPRequest) -> HTTPResponse {
+        guard !request.body.isEmpty else { return .text(400, "POST the shader source as the request body\n") }
+        let (shader, hit) = cache.compile(sourceFiles(request))
+        metrics.increment("kiln_compiles_total")
+        if hit { metrics.increment("kiln_compile_cache_hits_total") }
+        if !shader.succeeded { metrics.increment("kiln_compile_errors_total") }
+        if request.query["format"] == "json" {
+            return json(shader.succeeded ? 200 : 422, CompileReport.object(result: shader.result, libraryBytes: shader.libraryBytes))
+        }
+        guard let bytes = shader.libraryBytes else {
+            return json(422, CompileReport.object(result: shader.result, libraryBytes: shader.libraryBytes))
+        }
+        return HTTPResponse(status: 200, contentType: "application/octet-stream",
+                            headers: [("X-Kiln-Cache", hit ? "hit" : "miss")], body: bytes)
+    }
+
+    /// Query keys that are not shader arguments.
+    private static let renderOptions: Set<String> = ["function", "size", "time", "content", "content2", "name", "token"]
+
+    private func renderResponse(_ request: HTTPRequest) -> HTTPResponse {
+        guard !request.body.isEmpty else { return .text(400, "POST the shader source (or a library) as the request body\n") }
+        let library: Library
+        if request.body.starts(with: Array("KILNLIB".utf8)) {
+            do { library = try LibraryReader.decode(request.body) } catch { return .text(422, "invalid library: \(error)\n") }
+        } else {
+            let (shader, _) = cache.compile(sourceFiles(request))
+            metrics.increment("kiln_compiles_total")
+            guard let compiled = shader.result.library else { return json(422, CompileReport.object(result: shader.result, libraryBytes: shader.libraryBytes)) }
+            library = compiled
+        }
+        let query = request.query
+        var width = settings.defaultPreviewSize, height = settings.defaultPreviewSize
+        if let size = query["size"] {
+            guard let parsed = parseSize(size) else { return .text(400, "size must be WIDTHxHEIGHT\n") }
+            (width, height) = parsed
+        }
+        guard width <= settings.maxPreviewSide, height <= settings.maxPreviewSide else {
+            return .text(413, "size \(width)x\(height) exceeds maxPreviewSide = \(settings.maxPreviewSide)\n")
+        }
+        guard let function = query["function"] ?? library.functions.first(where: { $0.kind != .vertex })?.name else {
+            return .text(422, "the library has no renderable function\n")
+        }
+        var time: Float = 0
+        if let text = query["time"] {
+            guard let value = Float(text), value.isFinite else { return .text(400, "time must be a number\n") }
+            time = value
+        }
+        var arguments: [String: [Float]] = [:]
+        for (name, value) in query where !Self.renderOptions.contains(name) {
+            guard let floats = ArgumentText.parse(value) else { return .text(400, "argument \(name)=\(value) is not a number, list or #color\n") }
+            arguments[name] = floats
+        }
+        do {
+            let content = try renderer.builtinContent(named: query["content"] ?? "rainbow", width: width, height: height)
+            let content2 = try renderer.builtinContent(named: query["content2"] ?? "checker", width: width, height: height)
+            let started = monotonicSeconds()
+            let pixels = try renderer.render(PreviewRequest(library: library, function: function, width: width, height: height,
+                                                            content: content, content2: content2, arguments: arguments,
+                                                            time: time, threads: 0))
+            metrics.observeRender(seconds: monotonicSeconds() - started)
+            let outputHeight = pixels.count / 4 / max(1, width)
+            let png = try renderer.encodePNG(premultiplied: pixels, width: width, height: outputHeight)
+            return HTTPResponse(status: 200, contentType: "image/png", body: png)
+        } catch {
+            metrics.increment("kiln_renders_failed_total")
+            return .text(422, "render failed: \(error)\n")
+        }
+    }
+
+    private func shaderListResponse() -> HTTPResponse {
+        guard let directory = settings.shadersDirectory,
+              let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+            return json(200, ["shaders": []])
+        }
+        let shaders: [[String: Any]] = names.filter { $0.hasSuffix(".metal") || $0.hasSuffix(".h") }.sorted().map { name in
+            let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? Int) ?? 0
+            return ["name": name, "bytes": size ?? 0, "url": "/shaders/" + name]
+        }
+        return json(200, ["shaders": shaders])
+    }
+
+    private func shaderFileResponse(_ name: String) -> HTTPResponse {
+        // Names only: no path separators, no hidden files.
+        guard let directory = settings.shadersDirectory, !name.isEmpty, !name.contains("/"), !name.hasPrefix("."),
+              let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+            return .text(404, "no shader named \(name)\n")
+        }
+        return HTTPResponse(status: 200, contentType: "text/plain; charset=utf-8", body: Array(data))
+    }
+}

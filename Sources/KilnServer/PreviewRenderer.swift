@@ -1,0 +1,55 @@
+import KilnBytecode
+
+/// What the server needs from the renderer, kept narrow so the protocol logic can be
+/// tested without rendering and so KilnServer does not depend on KilnRender's internals.
+public protocol PreviewRenderer: Sendable {
+    /// Renders one frame; returns premultiplied RGBA8 bytes (width × height × 4).
+    func render(_ request: PreviewRequest) throws -> [UInt8]
+    /// Encodes premultiplied RGBA8 as a PNG (straight alpha).
+    func encodePNG(premultiplied bytes: [UInt8], width: Int, height: Int) throws -> [UInt8]
+    /// Decodes an uploaded PNG into content; throws a readable error for bad or oversized files.
+    func decodeContent(png: [UInt8], maxSide: Int) throws -> PreviewContent
+    /// A built-in content image (`rainbow`, `checker`, `gradient`, `photo`) at a size.
+    func builtinContent(named name: String, width: Int, height: Int) throws -> PreviewContent
+}
+
+/// An image under an effect, in whatever form the renderer keeps it.
+public struct PreviewContent: @unchecked Sendable {
+    public let width: Int
+    public let height: Int
+    /// Renderer-specific storage (e.g. a premultiplied float texture).
+    public let storage: Any
+
+    public init(width: Int, height: Int, storage: Any) {
+        self.width = width
+        self.height = height
+        self.storage = storage
+    }
+}
+
+/// One preview frame to render.
+public struct PreviewRequest: @unchecked Sendable {
+    public var library: Library
+    public var function: String
+    public var width: Int
+    public var height: Int
+    public var content: PreviewContent?
+    public var content2: PreviewContent?
+    /// Argument values by name: components of floats/vectors/colors, or array elements.
+    public var arguments: [String: [Float]]
+    public var time: Float
+    public var threads: Int
+
+    public init(library: Library, function: String, width: Int, height: Int, content: PreviewContent?,
+                content2: PreviewContent?, arguments: [String: [Float]], time: Float, threads: Int) {
+        self.library = library
+        self.function = function
+        self.width = width
+        self.height = height
+        self.content = content
+        self.content2 = content2
+        self.arguments = arguments
+        self.time = time
+        self.threads = threads
+    }
+}

@@ -1,0 +1,36 @@
+import KilnBytecode
+import KilnRender
+import KilnVM
+
+/// The server's renderer: KilnRender behind the narrow `PreviewRenderer` interface.
+public struct RenderPreview: PreviewRenderer {
+    public init() {}
+
+    public func render(_ request: PreviewRequest) throws -> [UInt8] {
+        let content = request.content?.storage as? Texture
+        let content2 = request.content2?.storage as? Texture
+        let frame = try Renderer.render(RenderRequest(
+            library: request.library, functionName: request.function, width: request.width, height: request.height,
+            content: content, content2: content2, arguments: request.arguments, time: request.time,
+            threads: request.threads))
+        return frame.bytes
+    }
+
+    public func encodePNG(premultiplied bytes: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        try PNG.encode(RGBAImage(width: width, height: height, bytes: bytes).unpremultiplied())
+    }
+
+    public func decodeContent(png: [UInt8], maxSide: Int) throws -> PreviewContent {
+        var limits = RenderLimits()
+        limits.maxDimension = maxSide
+        let image = try PNG.decode(png, limits: limits)
+        return PreviewContent(width: image.width, height: image.height, storage: image.premultipliedTexture())
+    }
+
+    public func builtinContent(named name: String, width: Int, height: Int) throws -> PreviewContent {
+        guard let texture = BuiltinContent.make(name, width: width, height: height) else {
+            throw RenderError("unknown content '\(name)': use \(BuiltinContent.names.joined(separator: ", ")) or upload a PNG")
+        }
+        return PreviewContent(width: width, height: height, storage: texture)
+    }
+}

@@ -1,0 +1,36 @@
+import KilnWebSockets
+
+/// Every setting of `kiln serve`, each a named flag with a safe default (docs/server.md).
+public struct ServerSettings: Sendable {
+    /// Transport settings: host, port, TLS, message size, connections, ping/idle timeouts.
+    public var transport = ServerConfiguration()
+    /// Directory of the browser page (`public/`) and of the example shaders (`shaders/`).
+    public var publicDirectory: String? = "public"
+    public var shadersDirectory: String? = "shaders"
+    /// Preview size used when a client names none, and the largest it may ask for.
+    public var defaultPreviewSize = 512
+    public var maxPreviewSide = 2048
+    /// Hard ceiling for `maxPreviewSide` (4096²).
+    public static let absoluteMaxPreviewSide = 4096
+    /// Frame rate used when a client names none, and the highest it may ask for.
+    public var defaultFPS = 30.0
+    public var maxFPS = 60.0
+    /// Compiles per second per connection (a token bucket with this rate and burst).
+    public var compilesPerSecond = 20.0
+    /// Compiled libraries kept (LRU, keyed by SHA-256 of the sources).
+    public var compileCacheEntries = 256
+    /// Frames in flight per session: rendering or queued, not yet written to the socket.
+    public var maxFramesInFlight = 2
+    /// Worker threads for compiles and renders (0 = one per core).
+    public var workerThreads = 0
+    /// Render threads per frame (tiles); 1 keeps sessions fair and independent.
+    public var renderThreadsPerFrame = 1
+    /// Required bearer token (`Authorization: Bearer …` or `?token=`), if set.
+    public var token: String?
+    /// Allowed `Origin` values for browser connections; empty allows any.
+    public var allowedOrigins: [String] = []
+    /// Largest uploaded content image, in pixels per side.
+    public var maxUploadSide = 4096
+
+    public init() {}
+}

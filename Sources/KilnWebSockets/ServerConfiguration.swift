@@ -1,0 +1,39 @@
+/// Settings of a `WebSocketServer`. Every limit is a named setting with a safe default;
+/// `kiln serve` exposes each as a flag.
+public struct ServerConfiguration: Sendable {
+    /// Interface to bind. `127.0.0.1` by default; `0.0.0.0` exposes the server.
+    /// (libwebsockets 4.1 binds *all* interfaces for `127.0.0.1` unless IPv6 is disabled,
+    /// so the server disables IPv6 for IPv4 literals; see docs/server.md.)
+    public var host: String = "127.0.0.1"
+    /// TCP port; 0 picks a free port (read it back from `WebSocketServer.port`).
+    public var port: Int = 8080
+    /// Directory served at `/` (index.html by default); nil serves no static files.
+    public var staticDirectory: String?
+    /// Path prefixes handled by the delegate's `handle(_:)` (e.g. `/compile`, `/render`).
+    public var httpRoutes: [String] = []
+    /// PEM certificate and key: when both are set the port speaks TLS (https/wss).
+    public var tlsCertificatePath: String?
+    public var tlsPrivateKeyPath: String?
+    /// Largest WebSocket message or HTTP request body accepted, in bytes. Larger WebSocket
+    /// messages close the connection with 1009; larger bodies get HTTP 413.
+    public var maxMessageBytes: Int = 1 << 20
+    /// Most simultaneous WebSocket connections; more are refused at the handshake (HTTP 503).
+    public var maxConnections: Int = 1024
+    /// Seconds of silence before the server pings a WebSocket client, and before it hangs up.
+    public var pingIntervalSeconds: Int = 30
+    public var idleTimeoutSeconds: Int = 60
+    /// Most messages queued for one connection; a slow reader beyond this is disconnected
+    /// (KilnServer keeps frames far below it by itself: at most two in flight).
+    public var maxQueuedMessages: Int = 64
+    /// Bytes written per WebSocket write (one frame fragment).
+    public var writeChunkBytes: Int = 65536
+    /// Upper bound on file descriptors libwebsockets preallocates tables for.
+    public var fileDescriptorLimit: Int = 4096
+    /// Print libwebsockets' errors and warnings to stderr.
+    public var libraryLogging: Bool = false
+
+    public init() {}
+
+    /// True when both TLS files are set.
+    public var usesTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }
+}

@@ -1,0 +1,91 @@
+"""Fixtures for the end-to-end tests: a real `kiln serve` on loopback.
+
+The tests talk to it with clients nobody here wrote: Python `websockets`, `curl`, and
+(in test_browser.py) headless Chromium. KILN_BIN points at the binary (default: the
+release build, then the debug build).
+"""
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def kiln_binary():
+    if os.environ.get("KILN_BIN"):
+        return os.environ["KILN_BIN"]
+    for flavour in ("release", "debug"):
+        candidate = ROOT / ".build" / flavour / "kiln"
+        if candidate.exists():
+            return str(candidate)
+    raise RuntimeError("build kiln first (swift build -c release)")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class KilnServer:
+    """A `kiln serve` process with helpers for its URLs and its memory use."""
+
+    def __init__(self, *extra_args, port=None, cwd=ROOT):
+        self.port = port or free_port()
+        self.args = [kiln_binary(), "serve", "--port", str(self.port), *extra_args]
+        self.cwd = cwd
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(self.args, cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("kiln serve exited: " + self.process.stdout.read().decode())
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("kiln serve did not start listening")
+
+    @property
+    def http(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self):
+        return f"ws://127.0.0.1:{self.port}/"
+
+    def rss_kib(self):
+        for line in pathlib.Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    def stop(self, sig=signal.SIGTERM, timeout=5):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+
+@pytest.fixture
+def server():
+    s = KilnServer().start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def wave_source():
+    return (ROOT / "shaders" / "wave.metal").read_text()

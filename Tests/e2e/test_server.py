@@ -1,0 +1,386 @@
+"""End-to-end tests of `kiln serve` with real clients over loopback."""
+import asyncio
+import json
+import os
+import signal
+import struct
+import subprocess
+import tempfile
+import time
+import ssl
+
+import pytest
+import websockets
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from conftest import KilnServer, ROOT
+
+FRAME_HEADER = struct.Struct("<4sBBHIdIII")  # magic, version, format, flags, seq, time, w, h, render µs
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, timeout=60))
+
+
+def curl(*args, data=None):
+    command = ["curl", "-sS", "-o", "-", "-w", "\n%{http_code}", *args]
+    result = subprocess.run(command, input=data, capture_output=True, timeout=30)
+    body, _, status = result.stdout.rpartition(b"\n")
+    return int(status), body
+
+
+def parse_frame(message):
+    magic, version, fmt, _, seq, t, w, h, render_us = FRAME_HEADER.unpack_from(message)
+    assert magic == b"KLNF" and version == 1
+    return {"format": fmt, "sequence": seq, "time": t, "width": w, "height": h, "payload": message[FRAME_HEADER.size:]}
+
+
+async def next_json(ws, type_=None, timeout=10):
+    """The next text message (of a type), skipping frames."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        message = await asyncio.wait_for(ws.recv(), timeout=deadline - time.time())
+        if isinstance(message, str):
+            obj = json.loads(message)
+            if type_ is None or obj.get("type") == type_:
+                return obj
+    raise TimeoutError(type_)
+
+
+async def next_frame(ws, timeout=10):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        message = await asyncio.wait_for(ws.recv(), timeout=deadline - time.time())
+        if isinstance(message, bytes) and message[:4] == b"KLNF":
+            return parse_frame(message)
+    raise TimeoutError("frame")
+
+
+# --- the seed client -------------------------------------------------------------
+
+def test_seed_client_gets_library_bytes(server, wave_source):
+    async def go():
+        async with websockets.connect(server.ws) as ws:
+            await ws.send(wave_source)
+            reply = await ws.recv()
+            assert isinstance(reply, bytes) and reply.startswith(b"KILNLIB\0")
+    run(go())
+
+
+def test_seed_client_gets_diagnostics_on_error(server):
+    async def go():
+        async with websockets.connect(server.ws + "live") as ws:
+            await ws.send("[[ stitchable ]] float2 f(float2 p) { return q; }")
+            reply = json.loads(await ws.recv())
+            assert reply["ok"] is False
+            assert any("undeclared identifier" in d["message"] for d in reply["diagnostics"])
+            assert reply["diagnostics"][0]["line"] == 1
+    run(go())
+
+
+# --- the live protocol -----------------------------------------------------------
+
+def test_compile_preview_update_and_clock(server, wave_source):
+    async def go():
+        async with websockets.connect(server.ws) as ws:
+            await ws.send(json.dumps({"type": "compile", "id": 1, "name": "wave.metal", "source": wave_source}))
+            compiled = await next_json(ws, "compiled")
+            assert compiled["id"] == 1 and compiled["ok"] is True
+            names = [f["name"] for f in compiled["functions"]]
+            assert "wave" in names
+            library = await ws.recv()
+            assert library.startswith(b"KILNLIB\0")
+
+            await ws.send(json.dumps({"type": "preview.start", "id": 2, "function": "wave", "size": [64, 48], "fps": 30}))
+            started = await next_json(ws, "preview.started")
+            assert started["id"] == 2
+            first = await next_frame(ws)
+            assert (first["width"], first["height"]) == (64, 48)
+            assert len(first["payload"]) == 64 * 48 * 4
+            assert len(set(first["payload"][i:i + 4] for i in range(0, len(first["payload"]), 4))) > 4
+            later = await next_frame(ws)
+            assert later["sequence"] > first["sequence"] and later["time"] >= first["time"]
+
+            await ws.send(json.dumps({"type": "clock", "id": 3, "action": "seek", "time": 5.0}))
+            clock = await next_json(ws, "clock")
+            assert abs(clock["time"] - 5.0) < 1e-6
+            await ws.send(json.dumps({"type": "clock", "id": 4, "action": "pause"}))
+            assert (await next_json(ws, "clock"))["playing"] is False
+
+            await ws.send(json.dumps({"type": "preview.update", "args": {"amplitude": 0}, "format": "png"}))
+            frame = await next_frame(ws)
+            while frame["format"] != 1:
+                frame = await next_frame(ws)
+            assert frame["payload"].startswith(b"\x89PNG")
+
+            await ws.send(json.dumps({"type": "preview.stop", "id": 5}))
+            assert (await next_json(ws, "preview.stopped"))["id"] == 5
+    run(go())
+
+
+def test_failed_edit_keeps_last_good_frames(server, wave_source):
+    async def go():
+        async with websockets.connect(server.ws) as ws:
+            await ws.send(json.dumps({"type": "compile", "source": wave_source}))
+            await next_json(ws, "compiled")
+            await ws.send(json.dumps({"type": "preview.start", "size": [32, 32], "fps": 60}))
+            await next_frame(ws)
+            await ws.send(json.dumps({"type": "compile", "id": 9, "source": wave_source.replace("return", "retrun", 1)}))
+            failed = await next_json(ws, "compiled")
+            assert failed["ok"] is False and failed["id"] == 9
+            frame = await next_frame(ws)          # still streaming the last good library
+            assert frame["width"] == 32
+    run(go())
+
+
+@pytest.mark.parametrize("message,code", [
+    ("{not json", "bad_json"),
+    ('{"id": 7}', "bad_request"),
+    ('{"type": "launch.rockets", "id": 8}', "unknown_type"),
+    ('{"type": "preview.start", "size": "huge"}', "bad_request"),
+    ('{"type": "preview.start", "size": [100000, 100000]}', "too_large"),
+    ('{"type": "preview.update", "fps": 30}', "no_preview"),
+    ('{"type": "clock", "action": "rewind"}', "bad_request"),
+    ('{"type": "compile"}', "bad_request"),
+])
+def test_bad_requests_get_scoped_errors_and_keep_the_connection(server, message, code):
+    async def go():
+        async with websockets.connect(server.ws) as ws:
+            await ws.send(message)
+            error = await next_json(ws, "error")
+            assert error["code"] == code and error["message"]
+            await ws.send(json.dumps({"type": "ping", "id": "still-there"}))
+            assert (await next_json(ws, "pong"))["id"] == "still-there"
+    run(go())
+
+
+def test_invalid_utf8_closes_with_1007(server):
+    async def go():
+        async with websockets.connect(server.ws) as ws:
+            await ws.send(b"\xff\xfe\xfd", text=True)
+            with pytest.raises(ConnectionClosed) as closed:
+                await ws.recv()
+            assert closed.value.rcvd.code == 1007
+    run(go())
+
+
+def test_oversized_message_closes_with_1009_and_others_unaffected(server):
+    async def go():
+        async with websockets.connect(server.ws) as bystander:
+            async with websockets.connect(server.ws, max_size=None) as ws:
+                await ws.send("x" * (2 << 20))
+                with pytest.raises(ConnectionClosed) as closed:
+                    await ws.recv()
+                assert closed.value.rcvd.code == 1009
+            await bystander.send(json.dumps({"type": "ping", "id": 1}))
+            assert (await next_json(bystander, "pong"))["id"] == 1
+    run(go())
+
+
+def test_png_upload_is_used_as_content(server, wave_source):
+    png = (ROOT.parent / "shared" / "conformance" / "content" / "checker.png").read_bytes()
+
+    async def go():
+        async with websockets.connect(server.ws, max_size=None) as ws:
+            await ws.send(json.dumps({"type": "compile", "source": wave_source}))
+            await next_json(ws, "compiled")
+            await ws.send(json.dumps({"type": "content.upload", "id": 11, "slot": "content"}))
+            await ws.send(png)
+            uploaded = await next_json(ws, "content.uploaded")
+            assert uploaded["id"] == 11 and (uploaded["width"], uploaded["height"]) == (128, 128)
+            await ws.send(json.dumps({"type": "preview.start", "function": "wave", "args": {"amplitude": 0}}))
+            frame = await next_frame(ws)
+            assert (frame["width"], frame["height"]) == (128, 128)
+            await ws.send(b"not a png")
+            assert (await next_json(ws, "error"))["code"] == "bad_request"
+    run(go())
+
+
+def test_200_concurrent_clients(server, wave_source):
+    async def client(i):
+        async with websockets.connect(server.ws) as ws:
+            await ws.send(wave_source)
+            reply = await ws.recv()
+            assert reply.startswith(b"KILNLIB\0")
+            return True
+
+    async def go():
+        results = await asyncio.gather(*(client(i) for i in range(200)))
+        assert all(results)
+    run(go())
+    status, metrics = curl(server.http + "/metrics")
+    assert status == 200
+    values = dict(line.split(" ", 1) for line in metrics.decode().splitlines() if line and not line.startswith("#"))
+    assert int(values["kiln_compile_cache_hits_total"]) >= 199  # one compile, 199 hits
+
+
+def test_slow_reader_does_not_grow_server_memory(server, wave_source):
+    async def go():
+        async with websockets.connect(server.ws, max_queue=1, max_size=None) as ws:
+            await ws.send(json.dumps({"type": "compile", "source": wave_source}))
+            await next_json(ws, "compiled")
+            await ws.send(json.dumps({"type": "preview.start", "size": [512, 512], "fps": 60}))
+            await next_frame(ws)
+            before = server.rss_kib()
+            ws.transport.pause_reading()      # stop reading for 10 s while frames are due
+            await asyncio.sleep(10)
+            after = server.rss_kib()
+            ws.transport.resume_reading()
+            assert after - before < 64 * 1024, (before, after)   # bounded: no queue of 600 frames (600 MB)
+    run(go())
+    status, metrics = curl(server.http + "/metrics")
+    dropped = [l for l in metrics.decode().splitlines() if l.startswith("kiln_frames_dropped_total")]
+    assert int(dropped[0].split()[1]) > 100
+
+
+# --- HTTP with curl ----------------------------------------------------------------
+
+def test_curl_compile_and_render(server):
+    wave = str(ROOT / "shaders" / "wave.metal")
+    status, body = curl("--data-binary", "@" + wave, server.http + "/compile")
+    assert status == 200 and body.startswith(b"KILNLIB\0")
+    status, body = curl("--data-binary", "@" + wave, server.http + "/compile?format=json")
+    report = json.loads(body)
+    assert status == 200 and report["ok"] and any(f["name"] == "wave" for f in report["functions"])
+    status, body = curl("--data-binary", "float2 broken(", server.http + "/compile")
+    assert status == 422 and json.loads(body)["diagnostics"]
+    status, body = curl("--data-binary", "@" + wave,
+                        server.http + "/render?function=wave&size=96x64&time=1.5&content=rainbow&amplitude=6")
+    assert status == 200 and body.startswith(b"\x89PNG")
+    assert struct.unpack(">II", body[16:24]) == (96, 64)
+    status, body = curl("--data-binary", "@" + wave, server.http + "/render?function=wave&size=100000x100000")
+    assert status == 413
+
+
+def test_curl_shaders_health_metrics(server):
+    status, body = curl(server.http + "/shaders")
+    names = [s["name"] for s in json.loads(body)["shaders"]]
+    assert status == 200 and "wave.metal" in names
+    status, body = curl(server.http + "/shaders/wave.metal")
+    assert status == 200 and b"wave" in body
+    assert curl(server.http + "/shaders/..%2Fetc%2Fpasswd")[0] == 404
+    assert curl(server.http + "/healthz") == (200, b"ok\n")
+    status, body = curl(server.http + "/metrics")
+    text = body.decode()
+    for name in ("kiln_connections", "kiln_compiles_total", "kiln_compile_cache_hits_total",
+                 "kiln_frames_sent_total", "kiln_frames_dropped_total", "kiln_render_seconds_bucket"):
+        assert name in text
+    status, body = curl(server.http + "/")
+    assert status == 200 and b"<html" in body.lower()
+
+
+# --- security settings --------------------------------------------------------------
+
+def test_token_and_origin_checks():
+    server = KilnServer("--token", "s3cret", "--allow-origin", "http://good.example").start()
+    try:
+        async def go():
+            with pytest.raises(InvalidStatus) as refused:
+                async with websockets.connect(server.ws):
+                    pass
+            assert refused.value.response.status_code == 401
+            async with websockets.connect(server.ws + "?token=s3cret", origin="http://good.example") as ws:
+                await ws.send(json.dumps({"type": "ping"}))
+                await next_json(ws, "pong")
+            async with websockets.connect(server.ws, additional_headers={"Authorization": "Bearer s3cret"}) as ws:
+                await ws.send(json.dumps({"type": "ping"}))
+                await next_json(ws, "pong")
+            with pytest.raises(InvalidStatus) as refused:
+                async with websockets.connect(server.ws + "?token=s3cret", origin="http://evil.example"):
+                    pass
+            assert refused.value.response.status_code == 403
+        run(go())
+        assert curl(server.http + "/metrics")[0] == 401
+        assert curl("-H", "Authorization: Bearer s3cret", server.http + "/metrics")[0] == 200
+        assert curl(server.http + "/healthz")[0] == 200
+    finally:
+        server.stop()
+
+
+def test_tls(tmp_path, wave_source):
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    server = KilnServer("--tls-cert", str(cert), "--tls-key", str(key)).start()
+    try:
+        status, body = curl("-k", f"https://127.0.0.1:{server.port}/healthz")
+        assert (status, body) == (200, b"ok\n")
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+
+        async def go():
+            async with websockets.connect(f"wss://127.0.0.1:{server.port}/", ssl=context) as ws:
+                await ws.send(wave_source)
+                assert (await ws.recv()).startswith(b"KILNLIB\0")
+        run(go())
+        # Plain HTTP on the TLS port must not work (the silent-plaintext trap).
+        assert curl(f"http://127.0.0.1:{server.port}/healthz")[0] != 200
+    finally:
+        server.stop()
+
+
+def test_shutdown_sends_1001_and_exits_quickly():
+    server = KilnServer().start()
+
+    async def go():
+        sockets = [await websockets.connect(server.ws) for _ in range(20)]
+        started = time.time()
+        server.process.send_signal(signal.SIGTERM)
+        codes = []
+        for ws in sockets:
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), timeout=5)
+            codes.append(closed.value.rcvd.code if closed.value.rcvd else None)
+        assert codes == [1001] * 20
+        return started
+
+    started = run(go())
+    assert server.process.wait(timeout=5) == 0
+    assert time.time() - started < 3
+    output = server.process.stdout.read().decode()
+    assert "live sessions: 0" in output
+
+
+def test_binds_loopback_only(server):
+    """127.0.0.1 must not silently listen on every interface (the IPv6 trap in lws 4.1)."""
+    port_hex = f"{server.port:04X}"
+    listeners = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in open(table).read().splitlines()[1:]:
+            fields = line.split()
+            local, state = fields[1], fields[3]
+            if state == "0A" and local.endswith(":" + port_hex):
+                listeners.append((table, local.split(":")[0]))
+    assert listeners == [("/proc/net/tcp", "0100007F")], listeners
+
+
+def test_kiln_live_follows_file_saves(server, tmp_path, wave_source):
+    from conftest import kiln_binary
+    shader = tmp_path / "live.metal"
+    library = tmp_path / "live.kilnlib"
+    shader.write_text(wave_source)
+    process = subprocess.Popen([kiln_binary(), "live", str(shader), "--server", server.ws, "--library", str(library)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        deadline = time.time() + 20
+        while not library.exists() and time.time() < deadline:
+            time.sleep(0.05)
+        assert library.read_bytes().startswith(b"KILNLIB\0")
+        first = library.read_bytes()
+        # A broken save: diagnostics, the library stays.
+        time.sleep(0.05)
+        shader.write_text(wave_source.replace("return position;", "return positon;"))
+        time.sleep(1.0)
+        assert library.read_bytes() == first
+        # A good save with a change: a new library.
+        shader.write_text(wave_source.replace("0.25", "0.5"))
+        deadline = time.time() + 20
+        while library.read_bytes() == first and time.time() < deadline:
+            time.sleep(0.05)
+        assert library.read_bytes() != first
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=10)
+    text = errors.decode()
+    assert "live.metal:" in text and "error:" in text and "positon" in text, text

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Load and latency measurements for `kiln serve` (issue notes quote its output).
+
+    python3 tools/server_load.py latency --size 512 --edits 200
+    python3 tools/server_load.py editors --clients 20 --rate 10 --seconds 10
+    python3 tools/server_load.py viewers --clients 50 --size 256 --fps 30 --seconds 10
+    python3 tools/server_load.py idle --clients 1000
+
+Each starts its own `kiln serve` (KILN_BIN, default .build/release/kiln) on a free port
+unless --url is given. Edit latency is measured from sending an edited source to receiving
+the first frame that shows the edit: every edit changes the colour a shape shader returns,
+and the client checks the frame's first pixel.
+"""
+import argparse
+import asyncio
+import json
+import os
+import pathlib
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import time
+
+import websockets
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+HEADER = struct.Struct("<4sBBHIdIII")
+
+SHADER = """#include <metal_stdlib>
+using namespace metal;
+[[ stitchable ]] half4 tint(float2 position, float time) {
+    float s = 0.5 + 0.5 * sin(position.x * 0.05 + time);
+    return half4(%(red)s, s, 0.25, 1);
+}
+"""
+
+
+def source(step):
+    # Red channel levels 8, 16, … so each edit is visible in the first pixel.
+    return SHADER % {"red": f"{(8 * (step % 31 + 1)) / 255:.6f}"}, 8 * (step % 31 + 1)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, url, extra=()):
+        self.process = None
+        if url:
+            self.url = url
+            return
+        port = free_port()
+        binary = os.environ.get("KILN_BIN", str(ROOT / ".build" / "release" / "kiln"))
+        self.process = subprocess.Popen([binary, "serve", "--port", str(port), "--max-connections", "4096", *extra],
+                                        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"ws://127.0.0.1:{port}/"
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+
+    def rss_mib(self):
+        if not self.process:
+            return float("nan")
+        for line in open(f"/proc/{self.process.pid}/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def stop(self):
+        if self.process:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+async def wait_for_level(ws, level, deadline):
+    while time.perf_counter() < deadline:
+        message = await asyncio.wait_for(ws.recv(), timeout=deadline - time.perf_counter())
+        if isinstance(message, bytes) and message[:4] == b"KLNF" and message[HEADER.size] == level:
+            return True
+    return False
+
+
+async def editor(url, size, edits, rate, results, start_step=0):
+    async with websockets.connect(url, max_size=None) as ws:
+        text, level = source(start_step)
+        await ws.send(json.dumps({"type": "compile", "source": text}))
+        await ws.send(json.dumps({"type": "preview.start", "size": [size, size], "fps": 60}))
+        await wait_for_level(ws, level, time.perf_counter() + 30)
+        for step in range(start_step + 1, start_step + 1 + edits):
+            text, level = source(step)
+            began = time.perf_counter()
+            await ws.send(json.dumps({"type": "compile", "source": text}))
+            if await wait_for_level(ws, level, began + 5):
+                results.append((time.perf_counter() - began) * 1000)
+            if rate:
+                await asyncio.sleep(max(0, 1 / rate - (time.perf_counter() - began)))
+
+
+def report(name, values):
+    if not values:
+        print(f"{name}: no samples")
+        return
+    print(f"{name}: n={len(values)} p50={statistics.median(values):.2f} ms p99={percentile(values, 99):.2f} ms "
+          f"max={max(values):.2f} ms")
+
+
+async def latency(args):
+    for size in args.sizes:
+        results = []
+        await editor(args.server.url, size, args.edits, 0, results)
+        report(f"edit → first frame, 1 client, {size}²", results)
+
+
+async def editors(args):
+    results = []
+    await asyncio.gather(*(editor(args.server.url, args.size, int(args.seconds * args.rate), args.rate, results, start_step=i)
+                           for i in range(args.clients)))
+    report(f"edit → first frame, {args.clients} clients × {args.rate} edits/s, {args.size}²", results)
+
+
+async def viewers(args):
+    counts = [0] * args.clients
+
+    async def viewer(i):
+        async with websockets.connect(args.server.url, max_size=None) as ws:
+            await ws.send(json.dumps({"type": "compile", "source": source(0)[0]}))
+            await ws.send(json.dumps({"type": "preview.start", "size": [args.size, args.size], "fps": args.fps}))
+            end = time.perf_counter() + args.seconds
+            while time.perf_counter() < end:
+                try:
+                    message = await asyncio.wait_for(ws.recv(), timeout=max(0.01, end - time.perf_counter()))
+                except asyncio.TimeoutError:
+                    break
+                if isinstance(message, bytes) and message[:4] == b"KLNF":
+                    counts[i] += 1
+    await asyncio.gather(*(viewer(i) for i in range(args.clients)))
+    per_session = [c / args.seconds for c in counts]
+    print(f"{args.clients} sessions at {args.size}²/{args.fps} fps for {args.seconds} s: total {sum(counts) / args.seconds:.0f} frames/s, "
+          f"per session min {min(per_session):.1f} / median {statistics.median(per_session):.1f} / max {max(per_session):.1f} frames/s")
+
+
+async def idle(args):
+    before = args.server.rss_mib()
+    sockets = []
+    for _ in range(args.clients):
+        sockets.append(await websockets.connect(args.server.url))
+    await asyncio.sleep(1)
+    after = args.server.rss_mib()
+    print(f"RSS: {before:.1f} MiB idle server, {after:.1f} MiB with {args.clients} idle connections "
+          f"({(after - before) * 1024 / args.clients:.1f} KiB each)")
+    for ws in sockets:
+        await ws.close()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", help="use a running server instead of starting one")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("latency"); p.add_argument("--sizes", type=int, nargs="+", default=[256, 512]); p.add_argument("--edits", type=int, default=200)
+    p = sub.add_parser("editors"); p.add_argument("--clients", type=int, default=20); p.add_argument("--rate", type=float, default=10)
+    p.add_argument("--seconds", type=float, default=10); p.add_argument("--size", type=int, default=512)
+    p = sub.add_parser("viewers"); p.add_argument("--clients", type=int, default=50); p.add_argument("--size", type=int, default=256)
+    p.add_argument("--fps", type=float, default=30); p.add_argument("--seconds", type=float, default=10)
+    p = sub.add_parser("idle"); p.add_argument("--clients", type=int, default=1000)
+    args = parser.parse_args()
+    extra = ["--compiles-per-second", "1000"] if args.command in ("latency", "editors") else []
+    args.server = Server(args.url, extra)
+    try:
+        asyncio.run({"latency": latency, "editors": editors, "viewers": viewers, "idle": idle}[args.command](args))
+    finally:
+        args.server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
