@@ -1,0 +1,144 @@
+"""The preview page in headless Chromium against a real `kiln serve`.
+
+Screenshots of every step go to $KILN_ARTIFACTS (default .build/artifacts/browser).
+"""
+import os
+import pathlib
+import shutil
+import time
+
+import pytest
+
+from conftest import KilnServer, ROOT
+
+selenium = pytest.importorskip("selenium")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+ARTIFACTS = pathlib.Path(os.environ.get("KILN_ARTIFACTS", ROOT / ".build" / "artifacts")) / "browser"
+
+CANVAS_DIGEST = """
+const c = document.getElementById('canvas');
+const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+let h = 0, distinct = new Set();
+for (let i = 0; i < d.length; i += 4 * 97) { h = (h * 31 + d[i] + d[i+1] * 3 + d[i+2] * 7 + d[i+3] * 11) >>> 0; distinct.add(d[i] << 16 | d[i+1] << 8 | d[i+2]); }
+return [h, distinct.size, c.width, c.height];
+"""
+
+
+def chrome_binary():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.fixture
+def browser():
+    if not chrome_binary() or not shutil.which("chromedriver"):
+        pytest.skip("chromium and chromium-driver are not installed")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chrome_binary()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,900", "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_script_timeout(10)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    yield driver
+    driver.quit()
+
+
+def wait_for(predicate, timeout=15, interval=0.1, message="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {message}")
+
+
+def digest(driver):
+    return driver.execute_script(CANVAS_DIGEST)
+
+
+def set_source(driver, text):
+    driver.execute_script("""
+        const ta = document.getElementById('source');
+        ta.value = arguments[0];
+        ta.dispatchEvent(new Event('input'));
+    """, text)
+
+
+def test_page_end_to_end(browser):
+    server = KilnServer().start()
+    try:
+        browser.get(server.http + "/")
+        # 1. The default shader previews: non-constant pixels that change over time.
+        first = wait_for(lambda: (d := digest(browser)) and d[1] > 8 and d, message="a non-constant frame")
+        second = wait_for(lambda: (d := digest(browser)) and d[0] != first[0] and d, message="an animated frame")
+        assert second[1] > 8
+        browser.save_screenshot(str(ARTIFACTS / "1-loaded.png"))
+
+        # 2. An error marks the right line and the last frame stays.
+        good = browser.execute_script("return window.kiln.editor.text")
+        lines = good.split("\n")
+        broken_line = next(i for i, l in enumerate(lines) if "return" in l)
+        lines[broken_line] = lines[broken_line].replace("return", "retrun", 1)
+        set_source(browser, "\n".join(lines))
+        marker = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#gutter div.error"), message="an error marker")
+        assert int(marker[0].text) == broken_line + 1
+        assert browser.find_elements(By.CSS_SELECTOR, "#problems li.error")
+        assert browser.find_elements(By.CSS_SELECTOR, "#highlight .squiggle")
+        time.sleep(0.5)
+        still = digest(browser)
+        assert still[1] > 8, "the last good frame must stay on screen"
+        browser.save_screenshot(str(ARTIFACTS / "2-error.png"))
+
+        # 3. Fixing it resumes the preview.
+        set_source(browser, good)
+        wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, "#gutter div.error"), message="markers cleared")
+        after_fix = digest(browser)
+        wait_for(lambda: digest(browser)[0] != after_fix[0], message="frames after the fix")
+        browser.save_screenshot(str(ARTIFACTS / "3-fixed.png"))
+
+        # 4. Moving a slider changes the frame (pause first so only the argument changes).
+        browser.find_element(By.ID, "play").click()
+        time.sleep(0.5)
+        paused = digest(browser)
+        slider = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#arguments input[type=range]"), message="a slider")[-1]
+        browser.execute_script("arguments[0].value = arguments[0].max; arguments[0].dispatchEvent(new Event('input'))", slider)
+        wait_for(lambda: digest(browser)[0] != paused[0], message="a frame after the slider moved")
+        browser.save_screenshot(str(ARTIFACTS / "4-slider.png"))
+
+        # 5. An uploaded PNG appears under the effect.
+        before_upload = digest(browser)
+        browser.find_element(By.ID, "upload").send_keys(str(ROOT.parent / "shared" / "conformance" / "content" / "checker.png"))
+        wait_for(lambda: digest(browser)[2:] == [128, 128], message="a frame of the uploaded image's size")
+        assert digest(browser)[0] != before_upload[0]
+        browser.save_screenshot(str(ARTIFACTS / "5-upload.png"))
+
+        # 6. A server restart: the page reconnects, the text is unchanged, frames resume.
+        text_before = browser.execute_script("return window.kiln.editor.text")
+        port = server.port
+        server.stop()
+        wait_for(lambda: "retrying" in browser.find_element(By.ID, "connection").text, message="the offline state")
+        browser.save_screenshot(str(ARTIFACTS / "6-offline.png"))
+        server = KilnServer(port=port).start()
+        wait_for(lambda: browser.find_element(By.ID, "connection").text == "connected", timeout=20, message="reconnection")
+        assert browser.execute_script("return window.kiln.editor.text") == text_before
+        browser.find_element(By.ID, "play").click()
+        resumed = digest(browser)
+        wait_for(lambda: digest(browser)[0] != resumed[0], message="frames after reconnecting")
+        browser.save_screenshot(str(ARTIFACTS / "7-reconnected.png"))
+
+        # 7. A reload keeps the text.
+        browser.refresh()
+        wait_for(lambda: browser.execute_script("return window.kiln && window.kiln.editor.text") == text_before, message="text after reload")
+        wait_for(lambda: digest(browser)[1] > 8, message="a frame after reload")
+        browser.save_screenshot(str(ARTIFACTS / "8-reloaded.png"))
+    finally:
+        server.stop()

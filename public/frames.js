@@ -1,0 +1,83 @@
+// Draws preview frames (docs/protocol.md: a 32-byte "KLNF" header, then premultiplied
+// RGBA8) into a canvas, reusing one ImageData per size, and keeps fps/render statistics.
+
+const HEADER_BYTES = 32;
+
+export function parseFrame(buffer) {
+  const view = new DataView(buffer);
+  if (buffer.byteLength < HEADER_BYTES || view.getUint32(0, false) !== 0x4b4c4e46) return null; // "KLNF"
+  return {
+    format: view.getUint8(5),
+    sequence: view.getUint32(8, true),
+    time: view.getFloat64(12, true),
+    width: view.getUint32(20, true),
+    height: view.getUint32(24, true),
+    renderMicroseconds: view.getUint32(28, true),
+    payload: new Uint8Array(buffer, HEADER_BYTES),
+  };
+}
+
+export class FrameView {
+  constructor(canvas, graph) {
+    this.canvas = canvas;
+    this.context = canvas.getContext("2d");
+    this.graph = graph.getContext("2d");
+    this.graphCanvas = graph;
+    this.image = null;
+    this.arrivals = [];
+    this.renderTimes = [];
+    this.lastTime = 0;
+  }
+
+  draw(frame) {
+    if (frame.format !== 0) return; // the page asks for RGBA8
+    if (!this.image || this.image.width !== frame.width || this.image.height !== frame.height) {
+      this.canvas.width = frame.width;
+      this.canvas.height = frame.height;
+      this.image = this.context.createImageData(frame.width, frame.height);
+    }
+    // Canvas ImageData is straight alpha; frames are premultiplied.
+    const source = frame.payload, target = this.image.data;
+    for (let i = 0; i < source.length; i += 4) {
+      const a = source[i + 3];
+      if (a === 255 || a === 0) {
+        target[i] = source[i]; target[i + 1] = source[i + 1]; target[i + 2] = source[i + 2];
+      } else {
+        const scale = 255 / a;
+        target[i] = source[i] * scale; target[i + 1] = source[i + 1] * scale; target[i + 2] = source[i + 2] * scale;
+      }
+      target[i + 3] = a;
+    }
+    this.context.putImageData(this.image, 0, 0);
+    this.lastTime = frame.time;
+    const now = performance.now();
+    this.arrivals.push(now);
+    while (this.arrivals.length && now - this.arrivals[0] > 1000) this.arrivals.shift();
+    this.renderTimes.push(frame.renderMicroseconds / 1000);
+    if (this.renderTimes.length > 120) this.renderTimes.shift();
+    this.drawGraph();
+  }
+
+  get fps() { return this.arrivals.length; }
+  get renderMilliseconds() { return this.renderTimes.length ? this.renderTimes[this.renderTimes.length - 1] : 0; }
+
+  drawGraph() {
+    const g = this.graph, w = this.graphCanvas.width, h = this.graphCanvas.height;
+    g.clearRect(0, 0, w, h);
+    const max = Math.max(16.7, ...this.renderTimes);
+    g.strokeStyle = "#3a3d46";
+    g.beginPath(); g.moveTo(0, h - (16.7 / max) * h); g.lineTo(w, h - (16.7 / max) * h); g.stroke();
+    g.strokeStyle = "#e8743b";
+    g.beginPath();
+    this.renderTimes.forEach((ms, i) => {
+      const x = (i / 119) * w, y = h - (ms / max) * (h - 2) - 1;
+      i ? g.lineTo(x, y) : g.moveTo(x, y);
+    });
+    g.stroke();
+  }
+
+  /** The current picture as a PNG blob (straight alpha, as the canvas holds it). */
+  toBlob() {
+    return new Promise((resolve) => this.canvas.toBlob(resolve, "image/png"));
+  }
+}
