@@ -27,12 +27,14 @@ let package = Package(
         .target(name: "KilnCompiler", dependencies: ["KilnLanguage", "KilnBytecode", "CKiln"]),
         .target(name: "KilnVM", dependencies: ["KilnBytecode"], swiftSettings: optimized),
         .target(name: "KilnRender", dependencies: ["KilnVM", "KilnBytecode", "CKiln"], swiftSettings: optimized),
+        // Scenes: a declarative layer stack (camera, sources, slotted layers) composited with caching.
+        .target(name: "KilnScene", dependencies: ["KilnRender", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnVM"]),
         // The only code that touches libwebsockets: HTTP + WebSocket + TLS, no shader knowledge.
         .target(name: "KilnWebSockets", dependencies: ["CKiln"]),
         // Sessions, protocol, compile cache, frame scheduling, limits, metrics.
-        .target(name: "KilnServer", dependencies: ["KilnWebSockets", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnVM"]),
+        .target(name: "KilnServer", dependencies: ["KilnWebSockets", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnVM", "KilnScene"]),
         .target(name: "KilnCLI", dependencies: [
-            "KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnRender", "KilnServer", "KilnWebSockets",
+            "KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnRender", "KilnServer", "KilnWebSockets", "KilnScene",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "kiln", dependencies: ["KilnCLI"]),
@@ -45,6 +47,7 @@ let package = Package(
         .testTarget(name: "KilnVMTests", dependencies: ["KilnVM", "KilnBytecode", "KilnCompiler"]),
         .testTarget(name: "KilnRenderTests", dependencies: ["KilnRender", "KilnVM", "KilnCompiler", "KilnBytecode", "KilnLanguage"],
                     exclude: ["Golden", "Fixtures"]),
+        .testTarget(name: "KilnSceneTests", dependencies: ["KilnScene", "KilnRender", "KilnVM", "KilnServer", "KilnCLI"], exclude: ["Golden"]),
         .testTarget(name: "KilnIntegrationTests", dependencies: ["KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM"]),
         .testTarget(name: "KilnServerTests", dependencies: ["KilnServer", "KilnWebSockets", "KilnBytecode", "KilnLanguage", "KilnCompiler"]),
         .testTarget(name: "KilnCLITests", dependencies: ["KilnCLI", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender"], exclude: ["Golden"]),

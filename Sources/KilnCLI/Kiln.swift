@@ -19,7 +19,7 @@ public struct Kiln: ParsableCommand {
             """,
         version: CompilerVersion.string,
         subcommands: [CompileCommand.self, DisasmCommand.self, RenderCommand.self, BenchCommand.self,
-                      ServeCommand.self, LiveCommand.self])
+                      ServeCommand.self, LiveCommand.self, SceneCommand.self])
 
     public init() {}
 

@@ -26,7 +26,10 @@ struct RenderCommand: ParsableCommand {
     }
 
     @Argument(help: "Shader files (.metal, .h) or one .kilnlib.")
-    var files: [String]
+    var files: [String] = []
+
+    @Option(help: "Render a scene document (docs/scenes.md) instead of shader files.")
+    var scene: String?
 
     @Option(help: "Entry function to render (default: every function; a vertex function is drawn with the library's fragment function).")
     var function: String?
@@ -74,6 +77,12 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let scene {
+            try SceneRendering.writePNG(try SceneRendering.render(file: scene, threads: threads ?? 0),
+                                        premultiplied: premultiplied, to: output)
+            return
+        }
+        guard !files.isEmpty else { throw ValidationError("give shader files (or a library), or --scene FILE") }
         let values = try ArgumentValues.parse(arguments)
         let explicitSize = try size.map { try ImageSize(parsing: $0) }
         let loaded = try ShaderBuild.load(files)

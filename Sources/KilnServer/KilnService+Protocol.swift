@@ -30,6 +30,7 @@ extension KilnService {
         case "clock": handleClock(message, session: session, id: id)
         case "content.upload": handleUploadRequest(message, session: session, id: id)
         case "ping": send(session, ["type": "pong", "id": id ?? NSNull()])
+        case "scene.set", "layer.add", "layer.update", "layer.remove": _ = handleSceneMessage(type, message, session: session, id: id)
         default: sendError(session, id: id, code: "unknown_type", "unknown message type \"\(type)\"")
         }
     }

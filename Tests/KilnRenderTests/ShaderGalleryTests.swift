@@ -43,6 +43,8 @@ import Testing
     /// comment shows the command line that draws the red, green and blue triangle).
     static let required: [String: [String: [Float]]] = [
         "triangleVertex": ["vertices": [0, 0.8, 0, 1, 1, 0, 0, 1, -0.8, -0.7, 0, 1, 0, 1, 0, 1, 0.8, -0.7, 0, 1, 0, 0, 1, 1]],
+        // World coordinates with the default (identity) projection: a triangle in clip space.
+        "mapTriangleVertex": ["vertices": [-0.6, -0.5, 0, 0, 1, 0.5, 0, 1, 0.7, -0.4, 0, 0, 0, 0.6, 1, 1, 0, 0.7, 0, 0, 1, 1, 1, 1]],
     ]
 
     static func render(_ library: Library, _ function: String, threads: Int = 0) throws -> RGBAImage {

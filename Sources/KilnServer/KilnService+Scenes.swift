@@ -1,0 +1,184 @@
+import Foundation
+import KilnCompiler
+import KilnRender
+import KilnScene
+import KilnWebSockets
+
+/// Scene messages of the live protocol (docs/scenes.md, docs/protocol.md "Scenes"):
+/// `scene.set`, `layer.add`, `layer.update`, `layer.remove`, and `POST /render` with a
+/// scene document. Edits are applied and checked on the service thread (JSON work only);
+/// the frame is drawn on a worker by the session's `SceneRenderer`, which redraws only the
+/// layers whose inputs changed, and sent as a binary frame followed by `scene.rendered`
+/// (`drawn`: the layer ids drawn for it, `renderMicroseconds`).
+extension KilnService {
+    /// Routes a scene message; false when `type` is not one.
+    func handleSceneMessage(_ type: String, _ message: [String: Any], session: LiveSession, id: Any?) -> Bool {
+        guard ["scene.set", "layer.add", "layer.update", "layer.remove"].contains(type) else { return false }
+        let state = SceneSessions.shared.state(for: session, shaders: settings.shadersDirectory)
+        state.lock.lock()
+        let current = state.document
+        state.lock.unlock()
+        let next: SceneDocument
+        do {
+            next = try Self.applySceneMessage(type, message, to: current)
+        } catch let error as SceneError {
+            sendSceneError(session, id: id, error)
+            return true
+        } catch {
+            sendError(session, id: id, code: "bad_request", "\(error)")
+            return true
+        }
+        guard next.width <= settings.maxPreviewSide, next.height <= settings.maxPreviewSide else {
+            sendError(session, id: id, code: "too_large", "scene size \(next.width)x\(next.height) exceeds maxPreviewSide = \(settings.maxPreviewSide)")
+            return true
+        }
+        state.lock.lock()
+        state.document = next
+        state.version += 1
+        let version = state.version
+        state.lock.unlock()
+        let format: FrameHeader.Format = (message["format"] as? String) == "rgba8" ? .rgba8 : .png
+        workers.submit(.render) { [self] in renderScene(state, version: version, session: session, id: id, format: format) }
+        return true
+    }
+
+    /// The document after one message.
+    static func applySceneMessage(_ type: String, _ message: [String: Any], to current: SceneDocument?) throws -> SceneDocument {
+        func bytes(_ value: Any?, _ name: String) throws -> [UInt8] {
+            guard let value, JSONSerialization.isValidJSONObject(value) else {
+                throw SceneError(path: name, "expected an object")
+            }
+            return Array(try JSONSerialization.data(withJSONObject: value))
+        }
+        if type == "scene.set" { return try SceneDocument.decode(try bytes(message["scene"], "scene")) }
+        guard let current else { throw SceneError(path: "", "no scene yet: send scene.set first") }
+        switch type {
+        case "layer.add":
+            let placement: SceneDocument.Placement
+            if let above = message["above"] as? String {
+                placement = .above(above)
+            } else if let below = message["below"] as? String {
+                placement = .below(below)
+            } else if let slotName = message["slot"] as? String {
+                guard let slot = SceneLayer.Slot(rawValue: slotName) else {
+                    throw SceneError(path: "slot", "expected \"bottom\", \"middle\" or \"top\", got \"\(slotName)\"")
+                }
+                placement = .slot(slot)
+            } else {
+                placement = .top
+            }
+            return try current.addingLayer(try bytes(message["layer"], "layer"), placement: placement)
+        case "layer.update":
+            guard let layer = message["layer"] as? String else { throw SceneError(path: "layer", "expected the layer id") }
+            return try current.updatingLayer(layer, properties: try bytes(message["properties"] ?? [:], "properties"))
+        default:
+            guard let layer = message["layer"] as? String else { throw SceneError(path: "layer", "expected the layer id") }
+            return try current.removingLayer(layer)
+        }
+    }
+
+    private func sendSceneError(_ session: LiveSession, id: Any?, _ error: SceneError) {
+        metrics.increment("kiln_protocol_errors_total")
+        var object: [String: Any] = ["type": "error", "code": "bad_scene", "path": error.path, "message": error.description]
+        if let id { object["id"] = id }
+        send(session, object)
+    }
+
+    /// Draws the session's current scene (skipped when a newer edit already queued its own
+    /// render) and sends the frame and `scene.rendered`.
+    private func renderScene(_ state: SceneSessionState, version: Int, session: LiveSession, id: Any?,
+                             format: FrameHeader.Format) {
+        state.renderLock.lock()
+        defer { state.renderLock.unlock() }
+        state.lock.lock()
+        let document = state.document
+        let latest = state.version == version
+        state.lock.unlock()
+        guard latest, let document, session.connection.isOpen else { return }
+        do {
+            let started = monotonicSeconds()
+            let image = try state.renderer.render(document)
+            let seconds = monotonicSeconds() - started
+            metrics.observeRender(seconds: seconds)
+            let payload = format == .png ? try PNG.encode(image.unpremultiplied()) : image.bytes
+            session.lock.lock()
+            session.sequence &+= 1
+            let sequence = session.sequence
+            session.lock.unlock()
+            let header = FrameHeader(format: format, sequence: sequence, time: 0, width: UInt32(image.width),
+                                     height: UInt32(image.height), renderMicroseconds: UInt32(min(seconds * 1e6, 4e9)))
+            if session.connection.send(.binary(header.bytes + payload)) { metrics.increment("kiln_frames_sent_total") }
+            send(session, ["type": "scene.rendered", "id": id ?? NSNull(), "sequence": Int(sequence),
+                           "drawn": state.renderer.lastDrawn, "renderMicroseconds": Int(seconds * 1e6)])
+        } catch let error as SceneError {
+            metrics.increment("kiln_renders_failed_total")
+            sendSceneError(session, id: id, error)
+        } catch {
+            metrics.increment("kiln_renders_failed_total")
+            sendError(session, id: id, code: "render_failed", "\(error)")
+        }
+    }
+
+    /// `POST /render` with a scene document as the body: the PNG, or 422 with the error
+    /// and its JSON path.
+    func sceneRenderResponse(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            let document = try SceneDocument.decode(request.body)
+            guard document.width <= settings.maxPreviewSide, document.height <= settings.maxPreviewSide else {
+                return .text(413, "scene size \(document.width)x\(document.height) exceeds maxPreviewSide = \(settings.maxPreviewSide)\n")
+            }
+            let renderer = SceneSessions.makeRenderer(shaders: settings.shadersDirectory)
+            let started = monotonicSeconds()
+            let image = try renderer.render(document)
+            metrics.observeRender(seconds: monotonicSeconds() - started)
+            return HTTPResponse(status: 200, contentType: "image/png", body: try PNG.encode(image.unpremultiplied()))
+        } catch let error as SceneError {
+            let body = JSONText.serialize(["error": error.description, "path": error.path])
+            return .text(422, body + "\n", contentType: "application/json")
+        } catch {
+            metrics.increment("kiln_renders_failed_total")
+            return .text(422, "render failed: \(error)\n")
+        }
+    }
+}
+
+/// One session's scene: the current document and the renderer holding its layer cache.
+final class SceneSessionState: @unchecked Sendable {
+    let lock = NSLock()
+    /// Held while drawing: one frame of a session at a time (the renderer is not thread-safe).
+    let renderLock = NSLock()
+    var document: SceneDocument?
+    var version = 0
+    let renderer: SceneRenderer
+    weak var session: LiveSession?
+
+    init(session: LiveSession, renderer: SceneRenderer) {
+        self.session = session
+        self.renderer = renderer
+    }
+}
+
+/// Scene state by session. Sessions do not know about scenes; entries whose session is
+/// gone are dropped whenever a new one is made.
+final class SceneSessions: @unchecked Sendable {
+    static let shared = SceneSessions()
+    private let lock = NSLock()
+    private var states: [ObjectIdentifier: SceneSessionState] = [:]
+
+    func state(for session: LiveSession, shaders: String?) -> SceneSessionState {
+        lock.lock(); defer { lock.unlock() }
+        if let state = states[ObjectIdentifier(session)], state.session === session { return state }
+        states = states.filter { $0.value.session != nil }
+        let state = SceneSessionState(session: session, renderer: Self.makeRenderer(shaders: shaders))
+        states[ObjectIdentifier(session)] = state
+        return state
+    }
+
+    /// A renderer for scenes from the network: libraries and PNGs only by plain file name
+    /// from the shaders folder; one render thread per frame (workers run frames side by side).
+    static func makeRenderer(shaders: String?) -> SceneRenderer {
+        let renderer = SceneRenderer(baseDirectory: URL(fileURLWithPath: shaders ?? "shaders", isDirectory: true), threads: 1)
+        renderer.allowsSubpaths = false
+        return renderer
+    }
+}
