@@ -6,6 +6,7 @@ import { Connection } from "./connection.js";
 import { FrameView, parseFrame } from "./frames.js";
 import { ArgumentControls } from "./controls.js";
 import { swiftUISnippet } from "./snippet.js";
+import { ScenePanel } from "./scene.js";
 
 const $ = (id) => document.getElementById(id);
 const STORAGE_KEY = "kiln.page.v1";
@@ -24,6 +25,9 @@ const state = {
   size: saved.size ?? "512",
   speed: saved.speed ?? 1,
   loop: saved.loop ?? true,
+  mode: saved.mode ?? "shader",         // "shader" or "scene"
+  sceneSource: saved.sceneSource ?? null,
+  sceneExample: saved.sceneExample ?? "map_triangle.json",
 };
 let functions = [];
 let previewing = false;
@@ -39,14 +43,19 @@ let compileTimer = null;
 const editor = new Editor({
   textarea: $("source"), highlight: $("highlight"), gutter: $("gutter"), tooltip: $("tooltip"),
   onChange: (text) => {
-    state.source = text;
+    if (state.mode === "scene") state.sceneSource = text; else state.source = text;
     persist();
     clearTimeout(compileTimer);
-    compileTimer = setTimeout(compile, DEBOUNCE_MS);
+    compileTimer = setTimeout(submit, DEBOUNCE_MS);
   },
-  onRun: () => { clearTimeout(compileTimer); compile(); },
+  onRun: () => { clearTimeout(compileTimer); submit(); },
 });
-$("compile").addEventListener("click", () => compile());
+$("compile").addEventListener("click", () => submit());
+
+/** Sends what the editor holds: shader source, or the scene document. */
+function submit() {
+  if (state.mode === "scene") sendScene(); else compile();
+}
 
 let compileSentAt = 0;
 function compile() {
@@ -71,7 +80,7 @@ const connection = new Connection(wsURL, {
     if (state.content === "upload") {
       if (uploadedImage) sendUpload(); else { state.content = "rainbow"; $("content").value = "rainbow"; persist(); }
     }
-    compile();
+    submit();
   },
   onmessage: (data) => (typeof data === "string" ? handleMessage(JSON.parse(data)) : handleBinary(data)),
 });
@@ -79,7 +88,13 @@ const connection = new Connection(wsURL, {
 function handleMessage(message) {
   switch (message.type) {
     case "compiled": return compiled(message);
-    case "error": return showOverlay(`${message.code}: ${message.message}`);
+    case "error":
+      if (message.code === "bad_scene") return showProblems([{ severity: "error", file: state.sceneExample, line: 1, column: 1, message: `${message.path}: ${message.message}` }]);
+      return showOverlay(`${message.code}: ${message.message}`);
+    case "scene.rendered":
+      showProblems([]);
+      $("compile-time").textContent = `redrew ${message.drawn?.length ? message.drawn.join(", ") : "nothing (all cached)"}`;
+      return;
     case "clock":
       playing = message.playing;
       updatePlayButton();
@@ -106,6 +121,7 @@ function handleBinary(buffer) {
 
 // --- compile results ----------------------------------------------------------------------
 function compiled(message) {
+  if (state.mode !== "shader") return; // a late reply from before the switch to scene mode
   const diagnostics = message.diagnostics ?? [];
   editor.setDiagnostics(diagnostics);
   showProblems(diagnostics);
@@ -275,11 +291,14 @@ stage.addEventListener("drop", (e) => {
 
 // --- gallery, download, snippet -----------------------------------------------------------
 async function loadGallery() {
+  const gallery = $("gallery");
+  gallery.replaceChildren(new Option(state.mode === "scene" ? "Scenes…" : "Examples…", ""));
   try {
-    const response = await fetch("/shaders");
-    const { shaders } = await response.json();
-    for (const shader of shaders.filter((s) => s.name.endsWith(".metal"))) {
-      $("gallery").append(new Option(shader.name, shader.name));
+    const route = state.mode === "scene" ? "scenes" : "shaders";
+    const response = await fetch(`/${route}`);
+    const list = (await response.json())[route];
+    for (const file of list.filter((f) => f.name.endsWith(state.mode === "scene" ? ".json" : ".metal"))) {
+      gallery.append(new Option(file.name, file.name));
     }
   } catch { /* offline: the editor still works with what it has */ }
 }
@@ -294,7 +313,80 @@ async function openExample(name) {
   previewing = false;
   compile();
 }
-$("gallery").addEventListener("change", (e) => { if (e.target.value) openExample(e.target.value); e.target.value = ""; });
+$("gallery").addEventListener("change", (e) => {
+  if (e.target.value) (state.mode === "scene" ? openScene : openExample)(e.target.value);
+  e.target.value = "";
+});
+
+// --- scene mode --------------------------------------------------------------------------
+const scenePanel = new ScenePanel($("layers"), {
+  onChange: (document) => { showSceneText(document); sendScene(); },
+  onUpdate: (layer, properties) => {
+    showSceneText(scenePanel.document);
+    connection.send({ type: "layer.update", layer, properties, format: "rgba8" });
+  },
+});
+
+function showSceneText(document) {
+  state.sceneSource = JSON.stringify(document, null, 2);
+  editor.text = state.sceneSource;
+  persist();
+}
+
+/** Parses the editor's scene and sends it; JSON mistakes show as problems, locally. */
+function sendScene() {
+  if (state.sceneSource == null) return;
+  let document;
+  try {
+    document = JSON.parse(state.sceneSource);
+  } catch (error) {
+    const offset = Number(/position (\d+)/.exec(error.message)?.[1] ?? 0);
+    const before = state.sceneSource.slice(0, offset).split("\n");
+    const problem = { severity: "error", file: state.sceneExample, line: before.length, column: before.at(-1).length + 1,
+                      endColumn: before.at(-1).length + 2, message: error.message };
+    editor.setDiagnostics([problem]);
+    showProblems([problem]);
+    return;
+  }
+  editor.setDiagnostics([]);
+  scenePanel.show(document);
+  compileSentAt = performance.now();
+  connection.send({ type: "scene.set", scene: document, format: "rgba8" });
+}
+
+async function openScene(name) {
+  const response = await fetch(`/scenes/${encodeURIComponent(name)}`);
+  if (!response.ok) return;
+  state.sceneExample = name;
+  state.sceneSource = await response.text();
+  editor.text = state.sceneSource;
+  persist();
+  sendScene();
+}
+
+function setMode(mode) {
+  if (state.mode === mode && document.body.classList.contains(`mode-${mode}`)) return;
+  state.mode = mode;
+  persist();
+  document.body.className = `mode-${mode}`;
+  $("mode-shader").setAttribute("aria-selected", String(mode === "shader"));
+  $("mode-scene").setAttribute("aria-selected", String(mode === "scene"));
+  editor.setDiagnostics([]);
+  showProblems([]);
+  loadGallery();
+  if (mode === "scene") {
+    connection.send({ type: "preview.stop" });
+    previewing = false;
+    if (state.sceneSource == null) { openScene(state.sceneExample); return; }
+    editor.text = state.sceneSource;
+    sendScene();
+  } else {
+    editor.text = state.source ?? "";
+    compile();
+  }
+}
+$("mode-shader").addEventListener("click", () => setMode("shader"));
+$("mode-scene").addEventListener("click", () => setMode("scene"));
 
 $("download").addEventListener("click", async () => {
   const blob = await frames.toBlob();
@@ -317,11 +409,20 @@ function showOverlay(text) { $("overlay").textContent = text; $("overlay").hidde
 function hideOverlay() { $("overlay").hidden = true; }
 
 // --- start ----------------------------------------------------------------------------------
+document.body.className = `mode-${state.mode}`;
+$("mode-shader").setAttribute("aria-selected", String(state.mode === "shader"));
+$("mode-scene").setAttribute("aria-selected", String(state.mode === "scene"));
 loadGallery();
-if (state.source != null) {
+if (state.mode === "scene") {
+  if (state.sceneSource != null) {
+    editor.text = state.sceneSource;
+    try { scenePanel.show(JSON.parse(state.sceneSource)); } catch { /* sendScene reports it on connect */ }
+  }
+  else openScene(state.sceneExample);
+} else if (state.source != null) {
   editor.text = state.source;
 } else {
   openExample(state.example);
 }
 updatePlayButton();
-window.kiln = { editor, state, frames, connection }; // for tests and the curious
+window.kiln = { editor, state, frames, connection, scenePanel }; // for tests and the curious

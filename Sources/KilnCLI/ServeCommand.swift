@@ -19,6 +19,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "TCP port (0 picks a free one).") var port = 8080
     @Option(help: "Directory of the browser page.") var publicDirectory = "public"
     @Option(help: "Directory of the example shaders served at /shaders.") var shadersDirectory = "shaders"
+    @Option(help: "Directory of the example scenes served at /scenes.") var scenesDirectory = "scenes"
     @Option(help: "PEM certificate for https/wss.") var tlsCert: String?
     @Option(help: "PEM private key for https/wss.") var tlsKey: String?
     @Option(help: "Require this bearer token (Authorization header or ?token=).") var token: String?
@@ -60,6 +61,7 @@ struct ServeCommand: ParsableCommand {
         settings.transport.libraryLogging = verbose
         settings.publicDirectory = FileManager.default.fileExists(atPath: publicDirectory) ? publicDirectory : nil
         settings.shadersDirectory = shadersDirectory
+        settings.scenesDirectory = scenesDirectory
         settings.token = token
         settings.allowedOrigins = allowOrigin
         settings.defaultPreviewSize = min(defaultSize, maxPreviewSide)

@@ -24,8 +24,8 @@ public final class SceneRenderer {
     public var threads: Int
     public var limits: SceneLimits
     public var renderLimits: RenderLimits
-    /// When false (a server), `path` libraries and `png` files must be plain file names
-    /// inside `baseDirectory`: no folders, no `..`, no hidden files.
+    /// When false (a server), `path` libraries and `png` files must resolve to visible
+    /// files directly inside `baseDirectory`: nothing above or below it, no hidden files.
     public var allowsSubpaths = true
 
     /// How many times each layer (by id) has been drawn, cache misses only.
@@ -350,10 +350,19 @@ public final class SceneRenderer {
 
     /// A file named by the scene, relative to `baseDirectory`.
     private func fileURL(_ name: String, path: String) throws(SceneError) -> URL {
-        if !allowsSubpaths, name.isEmpty || name.contains("/") || name.contains("\\") || name.hasPrefix(".") {
-            throw SceneError(path: path, "only plain file names are allowed here, got \"\(name)\"")
+        let url = URL(fileURLWithPath: name, relativeTo: baseDirectory)
+        if !allowsSubpaths {
+            // Whatever the spelling (`melt.metal`, `../shaders/melt.metal` in a document
+            // written next to scenes/), the file must resolve to a visible file directly
+            // inside `baseDirectory`.
+            let base = baseDirectory.standardizedFileURL.path
+            let resolved = url.standardizedFileURL
+            guard !name.isEmpty, !name.contains("\\"), resolved.deletingLastPathComponent().path == base,
+                  !resolved.lastPathComponent.hasPrefix(".") else {
+                throw SceneError(path: path, "only files directly inside the server's shaders folder are allowed here, got \"\(name)\"")
+            }
         }
-        return URL(fileURLWithPath: name, relativeTo: baseDirectory)
+        return url
     }
 
     private func compiledLibrary(_ name: String, document: SceneDocument, path: String) throws(SceneError) -> Library {

@@ -30,9 +30,15 @@ extension KilnService {
         case ("POST", "/render"):
             workers.submit(.render) { [self] in request.respond(renderResponse(request)) }
         case ("GET", "/shaders"), ("GET", "/shaders/"):
-            request.respond(shaderListResponse())
+            request.respond(listResponse(settings.shadersDirectory, route: "shaders", extensions: [".metal", ".h"]))
         case ("GET", let path) where path.hasPrefix("/shaders/"):
-            request.respond(shaderFileResponse(String(path.dropFirst("/shaders/".count))))
+            request.respond(fileResponse(settings.shadersDirectory, name: String(path.dropFirst("/shaders/".count)),
+                                         contentType: "text/plain; charset=utf-8"))
+        case ("GET", "/scenes"), ("GET", "/scenes/"):
+            request.respond(listResponse(settings.scenesDirectory, route: "scenes", extensions: [".json"]))
+        case ("GET", let path) where path.hasPrefix("/scenes/"):
+            request.respond(fileResponse(settings.scenesDirectory, name: String(path.dropFirst("/scenes/".count)),
+                                         contentType: "application/json"))
         case (let method, _) where method != "GET" && method != "POST":
             request.respond(.text(405, "method \(method) not allowed\n"))
         default:
@@ -117,24 +123,24 @@ extension KilnService {
         }
     }
 
-    private func shaderListResponse() -> HTTPResponse {
-        guard let directory = settings.shadersDirectory,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-            return json(200, ["shaders": []])
+    /// `{"<route>": [{name, bytes, url}]}` for the files of `directory` with one of `extensions`.
+    private func listResponse(_ directory: String?, route: String, extensions: [String]) -> HTTPResponse {
+        guard let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+            return json(200, [route: [Any]()])
         }
-        let shaders: [[String: Any]] = names.filter { $0.hasSuffix(".metal") || $0.hasSuffix(".h") }.sorted().map { name in
+        let files: [[String: Any]] = names.filter { name in extensions.contains { name.hasSuffix($0) } }.sorted().map { name in
             let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? Int) ?? 0
-            return ["name": name, "bytes": size ?? 0, "url": "/shaders/" + name]
+            return ["name": name, "bytes": size ?? 0, "url": "/\(route)/" + name]
         }
-        return json(200, ["shaders": shaders])
+        return json(200, [route: files])
     }
 
-    private func shaderFileResponse(_ name: String) -> HTTPResponse {
-        // Names only: no path separators, no hidden files.
-        guard let directory = settings.shadersDirectory, !name.isEmpty, !name.contains("/"), !name.hasPrefix("."),
+    /// One file of `directory`, by plain name only: no path separators, no hidden files.
+    private func fileResponse(_ directory: String?, name: String, contentType: String) -> HTTPResponse {
+        guard let directory, !name.isEmpty, !name.contains("/"), !name.hasPrefix("."),
               let data = FileManager.default.contents(atPath: directory + "/" + name) else {
-            return .text(404, "no shader named \(name)\n")
+            return .text(404, "no file named \(name)\n")
         }
-        return HTTPResponse(status: 200, contentType: "text/plain; charset=utf-8", body: Array(data))
+        return HTTPResponse(status: 200, contentType: contentType, body: Array(data))
     }
 }

@@ -14,7 +14,7 @@ extension KilnService {
     /// Routes a scene message; false when `type` is not one.
     func handleSceneMessage(_ type: String, _ message: [String: Any], session: LiveSession, id: Any?) -> Bool {
         guard ["scene.set", "layer.add", "layer.update", "layer.remove"].contains(type) else { return false }
-        let state = SceneSessions.shared.state(for: session, shaders: settings.shadersDirectory)
+        let state = sceneState(of: session)
         state.lock.lock()
         let current = state.document
         state.lock.unlock()
@@ -127,7 +127,7 @@ extension KilnService {
             guard document.width <= settings.maxPreviewSide, document.height <= settings.maxPreviewSide else {
                 return .text(413, "scene size \(document.width)x\(document.height) exceeds maxPreviewSide = \(settings.maxPreviewSide)\n")
             }
-            let renderer = SceneSessions.makeRenderer(shaders: settings.shadersDirectory)
+            let renderer = Self.makeSceneRenderer(shaders: settings.shadersDirectory)
             let started = monotonicSeconds()
             let image = try renderer.render(document)
             metrics.observeRender(seconds: monotonicSeconds() - started)
@@ -143,6 +143,7 @@ extension KilnService {
 }
 
 /// One session's scene: the current document and the renderer holding its layer cache.
+/// Lives on the session (`LiveSession.scene`), so it goes away with the connection.
 final class SceneSessionState: @unchecked Sendable {
     let lock = NSLock()
     /// Held while drawing: one frame of a session at a time (the renderer is not thread-safe).
@@ -150,33 +151,25 @@ final class SceneSessionState: @unchecked Sendable {
     var document: SceneDocument?
     var version = 0
     let renderer: SceneRenderer
-    weak var session: LiveSession?
 
-    init(session: LiveSession, renderer: SceneRenderer) {
-        self.session = session
+    init(renderer: SceneRenderer) {
         self.renderer = renderer
     }
 }
 
-/// Scene state by session. Sessions do not know about scenes; entries whose session is
-/// gone are dropped whenever a new one is made.
-final class SceneSessions: @unchecked Sendable {
-    static let shared = SceneSessions()
-    private let lock = NSLock()
-    private var states: [ObjectIdentifier: SceneSessionState] = [:]
-
-    func state(for session: LiveSession, shaders: String?) -> SceneSessionState {
-        lock.lock(); defer { lock.unlock() }
-        if let state = states[ObjectIdentifier(session)], state.session === session { return state }
-        states = states.filter { $0.value.session != nil }
-        let state = SceneSessionState(session: session, renderer: Self.makeRenderer(shaders: shaders))
-        states[ObjectIdentifier(session)] = state
+extension KilnService {
+    /// The session's scene state, made on its first scene message.
+    func sceneState(of session: LiveSession) -> SceneSessionState {
+        session.lock.lock(); defer { session.lock.unlock() }
+        if let state = session.scene { return state }
+        let state = SceneSessionState(renderer: Self.makeSceneRenderer(shaders: settings.shadersDirectory))
+        session.scene = state
         return state
     }
 
     /// A renderer for scenes from the network: libraries and PNGs only by plain file name
     /// from the shaders folder; one render thread per frame (workers run frames side by side).
-    static func makeRenderer(shaders: String?) -> SceneRenderer {
+    static func makeSceneRenderer(shaders: String?) -> SceneRenderer {
         let renderer = SceneRenderer(baseDirectory: URL(fileURLWithPath: shaders ?? "shaders", isDirectory: true), threads: 1)
         renderer.allowsSubpaths = false
         return renderer

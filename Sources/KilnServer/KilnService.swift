@@ -36,7 +36,7 @@ public final class KilnService: WebSocketServerDelegate, @unchecked Sendable {
     public func start() throws {
         var transport = settings.transport
         transport.staticDirectory = settings.publicDirectory
-        transport.httpRoutes = ["/compile", "/render", "/shaders", "/healthz", "/metrics"]
+        transport.httpRoutes = ["/compile", "/render", "/shaders", "/scenes", "/healthz", "/metrics"]
         let server = WebSocketServer(configuration: transport, delegate: self)
         try server.start()
         self.server = server

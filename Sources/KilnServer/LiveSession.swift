@@ -55,6 +55,8 @@ final class LiveSession: @unchecked Sendable {
     var pendingUploadID: Any?
     /// Built-in content cached at the preview size.
     var builtinCache: [String: PreviewContent] = [:]
+    /// The session's scene (docs/scenes.md), once it sent a scene message.
+    var scene: SceneSessionState?
     /// Compile rate limit: a token bucket.
     var compileTokens: Double
     var lastRefill: Double

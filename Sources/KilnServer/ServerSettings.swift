@@ -7,6 +7,8 @@ public struct ServerSettings: Sendable {
     /// Directory of the browser page (`public/`) and of the example shaders (`shaders/`).
     public var publicDirectory: String? = "public"
     public var shadersDirectory: String? = "shaders"
+    /// Directory of the example scene documents served at `/scenes`.
+    public var scenesDirectory: String? = "scenes"
     /// Preview size used when a client names none, and the largest it may ask for.
     public var defaultPreviewSize = 512
     public var maxPreviewSide = 2048

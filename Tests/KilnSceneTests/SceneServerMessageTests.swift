@@ -55,18 +55,26 @@ import Testing
         }
     }
 
-    @Test func serverRenderersOnlyReadPlainFileNames() throws {
-        let renderer = SceneSessions.makeRenderer(shaders: ScenePaths.repository.appendingPathComponent("shaders").path)
+    @Test func serverRenderersOnlyReadFilesInTheShadersFolder() throws {
+        let renderer = KilnService.makeSceneRenderer(shaders: ScenePaths.repository.appendingPathComponent("shaders").path)
         let document = try scene("""
         {"width": 8, "height": 8, "libraries": {"m": {"path": "../scenes/secret.metal"}},
          "sources": {"v": {"type": "vertices", "stride": 8, "data": []}},
          "layers": [{"id": "c", "type": "custom", "library": "m", "vertex": "a", "fragment": "b", "vertices": "v"}]}
         """)
-        #expect(throws: SceneError(path: "libraries.m.path", "only plain file names are allowed here, got \"../scenes/secret.metal\"")) {
+        #expect(throws: SceneError(path: "libraries.m.path", "only files directly inside the server's shaders folder are allowed here, got \"../scenes/secret.metal\"")) {
             try renderer.render(document)
         }
+        for escape in ["/etc/passwd", "../../etc/passwd", ".hidden.metal", "sub/map_triangle.metal"] {
+            let outside = try scene("""
+            {"width": 8, "height": 8, "libraries": {"m": {"path": "\(escape)"}},
+             "sources": {"v": {"type": "vertices", "stride": 8, "data": []}},
+             "layers": [{"id": "c", "type": "custom", "library": "m", "vertex": "a", "fragment": "b", "vertices": "v"}]}
+            """)
+            #expect(throws: SceneError.self, "\(escape)") { try renderer.render(outside) }
+        }
         let allowed = try scene("""
-        {"width": 8, "height": 8, "libraries": {"m": {"path": "map_triangle.metal"}},
+        {"width": 8, "height": 8, "libraries": {"m": {"path": "../shaders/map_triangle.metal"}},
          "sources": {"v": {"type": "vertices", "stride": 8, "data": [0, 0, 0, 1, 1, 1, 1, 1, 8, 0, 0, 1, 1, 1, 1, 1, 0, 8, 0, 1, 1, 1, 1, 1]}},
          "layers": [{"id": "c", "type": "custom", "library": "m", "vertex": "mapTriangleVertex", "fragment": "mapTriangleFragment", "vertices": "v"}]}
         """)

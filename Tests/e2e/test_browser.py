@@ -142,3 +142,39 @@ def test_page_end_to_end(browser):
         browser.save_screenshot(str(ARTIFACTS / "8-reloaded.png"))
     finally:
         server.stop()
+
+
+def test_scene_mode(browser):
+    server = KilnServer().start()
+    try:
+        browser.get(server.http + "/")
+        wait_for(lambda: digest(browser)[1] > 8, message="the shader preview")
+        browser.find_element(By.ID, "mode-scene").click()
+        # The map example: layers listed topmost first, a frame of the scene's size.
+        rows = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#layers .layer"), message="the layer list")
+        ids = [row.get_attribute("data-id") for row in rows]
+        assert len(ids) >= 4, ids
+        first = wait_for(lambda: (d := digest(browser)) and d[2:] == [512, 384] and d, message="a scene frame")
+        browser.save_screenshot(str(ARTIFACTS / "9-scene.png"))
+        # Hiding the top layer changes the picture.
+        rows[0].find_element(By.CSS_SELECTOR, "input[type=checkbox]").click()
+        wait_for(lambda: digest(browser)[0] != first[0], message="a frame without the hidden layer")
+        hidden = digest(browser)
+        # Moving a layer down (↓) reorders the document and redraws.
+        order = browser.execute_script("return window.kiln.scenePanel.document.layers.map(l => l.id)")
+        rows = browser.find_elements(By.CSS_SELECTOR, "#layers .layer")
+        rows[1].find_element(By.CSS_SELECTOR, "button[data-move=down]").click()
+        wait_for(lambda: browser.execute_script("return window.kiln.scenePanel.document.layers.map(l => l.id)") != order,
+                 message="a new layer order")
+        # A paint control sends layer.update and the frame changes.
+        slider = browser.find_elements(By.CSS_SELECTOR, "#layers input[type=range]")[0]
+        browser.execute_script("arguments[0].value = arguments[0].min; arguments[0].dispatchEvent(new Event('input'))", slider)
+        wait_for(lambda: digest(browser)[0] != hidden[0], message="a frame after a paint change")
+        browser.save_screenshot(str(ARTIFACTS / "10-scene-edited.png"))
+        # A broken document is reported with its JSON path and the last frame stays.
+        set_source(browser, '{"width": 64, "height": 64, "layers": [{"id": "x", "type": "fill", "source": "nope"}]}')
+        problem = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#problems li.error"), message="a scene problem")
+        assert "layers[0]" in problem[0].text
+        assert digest(browser)[2:] == [512, 384]
+    finally:
+        server.stop()

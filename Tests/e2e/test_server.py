@@ -250,6 +250,12 @@ def test_curl_compile_and_render(server):
     assert struct.unpack(">II", body[16:24]) == (96, 64)
     status, body = curl("--data-binary", "@" + wave, server.http + "/render?function=wave&size=100000x100000")
     assert status == 413
+    # A JSON body is a scene document.
+    status, body = curl("--data-binary", "@" + str(ROOT / "scenes" / "map_triangle.json"), server.http + "/render")
+    assert status == 200 and body.startswith(b"\x89PNG")
+    status, body = curl("--data-binary", '{"width": 8, "height": 8, "layers": [{"id": "x", "type": "fill", "source": "nope"}]}',
+                        server.http + "/render")
+    assert status == 422 and json.loads(body)["path"].startswith("layers[0]")
 
 
 def test_curl_shaders_health_metrics(server):
@@ -259,6 +265,8 @@ def test_curl_shaders_health_metrics(server):
     status, body = curl(server.http + "/shaders/wave.metal")
     assert status == 200 and b"wave" in body
     assert curl(server.http + "/shaders/..%2Fetc%2Fpasswd")[0] == 404
+    status, body = curl(server.http + "/scenes")
+    assert status == 200 and "map_triangle.json" in [s["name"] for s in json.loads(body)["scenes"]]
     assert curl(server.http + "/healthz") == (200, b"ok\n")
     status, body = curl(server.http + "/metrics")
     text = body.decode()
