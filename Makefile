@@ -38,10 +38,10 @@ help:
 	@echo "make fuzz           build the libFuzzer target and fuzz for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
 	@echo "make clean          remove build products and $(OUT)/"
 
-# Install only the packages that are missing: dpkg -s tells whether one is installed.
-deps:
+# Installs the Debian packages of $(1) that are missing (dpkg -s tells whether one is).
+define install_missing
 	@missing=""; \
-	for package in $(DEB_PACKAGES); do \
+	for package in $(1); do \
 		dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -49,18 +49,14 @@ deps:
 		$(SUDO) apt-get update -q && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEB_PACKAGES))
 
 # The end-to-end tests' tools: Debian packages, then Python packages.
 e2e-deps: deps
-	@missing=""; \
-	for package in $(E2E_PACKAGES); do \
-		dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "Installing missing Debian packages:$$missing"; \
-		$(SUDO) apt-get update -q && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	$(call install_missing,$(E2E_PACKAGES))
 	@python3 -c "import pytest, websockets, selenium" 2>/dev/null || python3 -m pip install --quiet $(PY_PACKAGES)
 
 build: deps

@@ -41,14 +41,16 @@ let package = Package(
         // libFuzzer target over the whole compile + verify pipeline (see README "Fuzzing").
         // A normal build makes a corpus-replay tool; `-DFUZZING -sanitize=fuzzer` makes the fuzzer.
         .executableTarget(name: "KilnFuzz", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode"]),
-        .testTarget(name: "KilnLanguageTests", dependencies: ["KilnLanguage"], exclude: ["Golden"]),
-        .testTarget(name: "KilnBytecodeTests", dependencies: ["KilnBytecode"], exclude: ["Golden"]),
+        // Helpers shared by the test targets (seeded generators).
+        .target(name: "KilnTestSupport", path: "Tests/KilnTestSupport"),
+        .testTarget(name: "KilnLanguageTests", dependencies: ["KilnLanguage", "KilnTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "KilnBytecodeTests", dependencies: ["KilnBytecode", "KilnTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "KilnCompilerTests", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode"]),
         .testTarget(name: "KilnVMTests", dependencies: ["KilnVM", "KilnBytecode", "KilnCompiler"]),
-        .testTarget(name: "KilnRenderTests", dependencies: ["KilnRender", "KilnVM", "KilnCompiler", "KilnBytecode", "KilnLanguage"],
+        .testTarget(name: "KilnRenderTests", dependencies: ["KilnRender", "KilnVM", "KilnCompiler", "KilnBytecode", "KilnLanguage", "KilnTestSupport"],
                     exclude: ["Golden", "Fixtures"]),
         .testTarget(name: "KilnSceneTests", dependencies: ["KilnScene", "KilnRender", "KilnVM", "KilnServer", "KilnCLI"], exclude: ["Golden"]),
-        .testTarget(name: "KilnIntegrationTests", dependencies: ["KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM"]),
+        .testTarget(name: "KilnIntegrationTests", dependencies: ["KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnTestSupport"]),
         .testTarget(name: "KilnServerTests", dependencies: ["KilnServer", "KilnWebSockets", "KilnBytecode", "KilnLanguage", "KilnCompiler"]),
         .testTarget(name: "KilnCLITests", dependencies: ["KilnCLI", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender"], exclude: ["Golden"]),
     ],

@@ -1,25 +1,14 @@
 import Foundation
+import KilnTestSupport
 import Testing
 @testable import KilnBytecode
 
-/// A small deterministic generator (SplitMix64), so a failing mutation can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("Random mutations of encoded libraries")
 struct MutationTests {
     /// One random corruption: flips, inserts, deletes, 0xFF runs, and u32 fields set to huge
     /// or boundary values (the values most likely to slip past a careless bounds check).
-    static func mutate(_ bytes: inout [UInt8], _ rng: inout SeededGenerator) {
+    static func mutate(_ bytes: inout [UInt8], _ rng: inout SeededRandom) {
         guard !bytes.isEmpty else { return }
         let at = Int.random(in: 0..<bytes.count, using: &rng)
         switch Int.random(in: 0..<7, using: &rng) {
@@ -50,7 +39,7 @@ struct MutationTests {
 
     @Test("6,000 mutations: a verified library or a LibraryError, never a crash")
     func mutations() throws {
-        var rng = SeededGenerator(seed: 0x4B49_4C4E)
+        var rng = SeededRandom(state: 0x4B49_4C4E)
         var accepted = 0, rejected = 0
         let originals = TestLibraries.all.map { LibraryWriter.encode($0.1) }
         let clock = ContinuousClock()

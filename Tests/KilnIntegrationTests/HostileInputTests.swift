@@ -1,3 +1,4 @@
+import KilnTestSupport
 import Foundation
 import Testing
 import KilnBytecode

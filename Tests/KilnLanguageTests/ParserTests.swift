@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import Testing
 @testable import KilnLanguage
 
@@ -308,18 +309,6 @@ enum FrontEndFixtures {
 
 /// Hostile input ends in diagnostics, never a crash or hang.
 @Suite struct ParserRobustnessTests {
-    /// A deterministic generator so failures reproduce.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let pieces = ["float", "half4", "(", ")", "{", "}", "[", "]", "[[", "]]", ";", ",", "=", "+", "*", "?", ":",
                          "x", "y", "1", "2.5", "0x", "1e", "struct", "enum", "if", "else", "for", "while", "do", "switch",
                          "case", "default", "return", "#define", "#if", "#endif", "#include", "\"a.h\"", "<", ">", "::",
@@ -344,7 +333,7 @@ enum FrontEndFixtures {
     }
 
     @Test func randomTokenSoups() {
-        var random = SplitMix(state: 1)
+        var random = SeededRandom(state: 1)
         for _ in 0..<1_500 {
             let count = Int.random(in: 1...60, using: &random)
             let text = (0..<count).map { _ in ParserRobustnessTests.pieces.randomElement(using: &random)! }.joined(separator: " ")
@@ -353,7 +342,7 @@ enum FrontEndFixtures {
     }
 
     @Test func randomBytes() {
-        var random = SplitMix(state: 2)
+        var random = SeededRandom(state: 2)
         for _ in 0..<1_000 {
             let bytes = (0..<Int.random(in: 0...200, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
             parseQuickly(String(decoding: bytes, as: UTF8.self))
@@ -361,7 +350,7 @@ enum FrontEndFixtures {
     }
 
     @Test func randomDeletionsFromRealShaders() {
-        var random = SplitMix(state: 3)
+        var random = SeededRandom(state: 3)
         let shaders = ParserTests.realShaders.map { FrontEndFixtures.load($0).text }
         #expect(!shaders.isEmpty)
         for _ in 0..<1_000 {

@@ -1,5 +1,6 @@
 import Foundation
 import KilnRender
+import KilnTestSupport
 import Testing
 
 /// PNG decoding and encoding through libpng: the formats a user's content may come in, and
@@ -143,7 +144,7 @@ import Testing
     }
 
     @Test func randomBytesNeverCrash() throws {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SeededRandom(state: 0x5EED)
         let valid = try PNG.encode(Self.sample)
         for round in 0..<300 {
             let length = Int(generator.next() % 400)
@@ -159,15 +160,3 @@ import Testing
     }
 }
 
-/// A small deterministic random number generator (SplitMix64), so a failing input can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,3 +1,4 @@
+import KilnTestSupport
 import Foundation
 
 /// Generators of hostile compiler input: token soups, random bytes, mutated real shaders

@@ -1,3 +1,4 @@
+import KilnTestSupport
 /// Generates random, well-typed, always-terminating Kiln shaders for differential testing.
 ///
 /// Every program is a `[[stitchable]] half4 f(float2 position, [half4 color,] float a,
