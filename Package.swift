@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "KilnLanguageTests", dependencies: ["KilnLanguage", "KilnTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "KilnBytecodeTests", dependencies: ["KilnBytecode", "KilnTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "KilnCompilerTests", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode"]),
-        .testTarget(name: "KilnVMTests", dependencies: ["KilnVM", "KilnBytecode", "KilnCompiler"]),
+        .testTarget(name: "KilnVMTests", dependencies: ["KilnVM", "KilnBytecode", "KilnCompiler", "KilnTestSupport"]),
         .testTarget(name: "KilnRenderTests", dependencies: ["KilnRender", "KilnVM", "KilnCompiler", "KilnBytecode", "KilnLanguage", "KilnTestSupport"],
                     exclude: ["Golden", "Fixtures"]),
         .testTarget(name: "KilnSceneTests", dependencies: ["KilnScene", "KilnRender", "KilnVM", "KilnServer", "KilnCLI"], exclude: ["Golden"]),

@@ -54,5 +54,12 @@ public struct RGBAImage: Sendable, Equatable {
 @inline(__always)
 func quantize(_ value: Float) -> UInt8 {
     let clamped = value > 0 ? (value < 1 ? value : 1) : 0 // also maps NaN to 0
-    return UInt8((clamped * 255 + 0.5).rounded(.down))
+    let v = clamped * 255 + 0.5                            // in [0.5, 255.5]
+    // ⌊v⌋ without `.rounded(.down)` (a libm call on baseline x86-64) or a trapping
+    // conversion (a range check per channel), so store loops vectorize: below 2²³, adding
+    // and subtracting 2²³ rounds to the nearest integer; step down if that rounded up.
+    // Adding 2²³ to the integral result puts it in the low mantissa bits.
+    let nearest = (v + 8_388_608) - 8_388_608
+    let floor = nearest > v ? nearest - 1 : nearest
+    return UInt8(truncatingIfNeeded: (floor + 8_388_608).bitPattern)
 }

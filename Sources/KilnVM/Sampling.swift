@@ -24,3 +24,31 @@ public enum Sampling {
         TextureView(texture).read(x: x, y: y)
     }
 }
+
+extension Sampling {
+    /// Samples `laneCount` coordinates at once — what a renderer needs for a batch of a
+    /// distortion's results — with the VM's vectorized lane loops instead of one
+    /// `sample(_:x:y:mode:)` call per pixel. Results are bit-identical to `sample`.
+    /// `xs`, `ys`: `laneCount` coordinates each; `output`: `4 × laneCount` floats, written
+    /// planar (all red lanes, then green, blue, alpha).
+    public static func sampleLanes(_ texture: Texture, xs: UnsafePointer<Float>, ys: UnsafePointer<Float>,
+                                   mode: SampleMode, into output: UnsafeMutablePointer<Float>) {
+        let view = TextureView(texture)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Execution.scratchWordsPerLane * laneCount) { scratch in
+            view.sampleLanes(x: UnsafeRawPointer(xs).assumingMemoryBound(to: UInt32.self),
+                             y: UnsafeRawPointer(ys).assumingMemoryBound(to: UInt32.self), mode: mode.rawValue,
+                             into: UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt32.self),
+                             scratch: scratch.baseAddress!)
+        }
+    }
+
+    /// Texels (`x0 + min(lane, count − 1)`, `y`) for all `laneCount` lanes, exactly as
+    /// `read` gives them (transparent black outside the image), written planar into
+    /// `output` (`4 × laneCount` floats). Lanes past `count` repeat the last pixel, like the
+    /// renderer's other lane inputs.
+    public static func readRowLanes(_ texture: Texture, x0: Int, y: Int, count: Int,
+                                    into output: UnsafeMutablePointer<Float>) {
+        TextureView(texture).readRowLanes(x0: x0, y: y, count: count,
+                                          into: UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt32.self))
+    }
+}

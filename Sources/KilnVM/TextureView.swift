@@ -109,3 +109,122 @@ struct TextureView {
         return (channel(0), channel(1), channel(2), channel(3))
     }
 }
+
+extension TextureView {
+    /// Below this magnitude `smallInt32` is exact.
+    static let smallIndexLimit: Float = 4_194_304   // 2²²
+
+    /// An integral binary32 value with |v| < 2²² as Int32: v + 1.5·2²³ lies in [2²³, 2²⁴),
+    /// where the spacing is 1, so the sum is exact and its mantissa holds v + 2²².
+    @inline(__always) static func smallInt32(_ v: Float) -> Int32 {
+        Int32(bitPattern: (v + 12_582_912).bitPattern) &- 0x4B40_0000
+    }
+
+    /// Samples `laneCount` coordinates (binary32 bit patterns in `x`, `y`) with `mode` and
+    /// writes planar results: red lanes at `output`, then green, blue and alpha, each
+    /// `laneCount` words further on. `scratch` holds `Execution.scratchWordsPerLane ×
+    /// laneCount` words.
+    ///
+    /// Bilinear filtering runs in two passes. Pass 1 is a plain lane loop the optimizer
+    /// vectorizes: `q = p − 0.5`, `i = ⌊q⌋`, `w = q − i`, and whether all four taps are
+    /// inside, into scratch. Pass 2 gathers per lane; interior lanes lerp the four RGBA texels
+    /// directly, the rest go through the address mode (`bilinearAtEdge`). The arithmetic is
+    /// the same, in the same order, as `sample(pixelX:pixelY:mode:)`, so results are
+    /// bit-identical to `Sampling.sample`. (Multiplying by a scale of 1 for pixel coordinates
+    /// is exact.)
+    @inline(__always) func sampleLanes(x: UnsafePointer<UInt32>, y: UnsafePointer<UInt32>, mode: UInt8,
+                                       into r: UnsafeMutablePointer<UInt32>, scratch: UnsafeMutablePointer<UInt32>) {
+        let g = r + laneCount, b = g + laneCount, alpha = b + laneCount
+        let scaleX: Float = mode & 1 != 0 ? Float(width) : 1
+        let scaleY: Float = mode & 1 != 0 ? Float(height) : 1
+        if mode & 2 == 0 {
+            // Nearest filtering: one texel per lane, straight through `sample(pixelX:…)`.
+            for l in 0..<laneCount {
+                let texel = sample(pixelX: Float(bitPattern: x[l]) * scaleX, pixelY: Float(bitPattern: y[l]) * scaleY,
+                                   mode: mode)
+                r[l] = texel.0.bitPattern
+                g[l] = texel.1.bitPattern
+                b[l] = texel.2.bitPattern
+                alpha[l] = texel.3.bitPattern
+            }
+            return
+        }
+        let column = scratch, row = column + laneCount
+        let weightX = row + laneCount, weightY = weightX + laneCount, kind = weightY + laneCount
+        let lastColumn = Int32(truncatingIfNeeded: width) &- 1
+        let lastRow = Int32(truncatingIfNeeded: height) &- 1
+        // The index conversion is the costly part of pass 1 (`KilnMath.toInt32` goes through
+        // binary64, two lanes per SSE register). For |q| < 2²² the integral ⌊q⌋ converts
+        // exactly in binary32: adding 1.5·2²³ puts it in the low mantissa bits. Lanes beyond
+        // that (or NaN/∞) are rare: marked 3, pass 2 redoes them with the general conversion.
+        for l in 0..<laneCount {
+            let qx = Float(bitPattern: x[l]) * scaleX - 0.5, qy = Float(bitPattern: y[l]) * scaleY - 0.5
+            let fx = KilnMath.floor(qx), fy = KilnMath.floor(qy)
+            let i0 = Self.smallInt32(fx), j0 = Self.smallInt32(fy)
+            column[l] = UInt32(bitPattern: i0)
+            row[l] = UInt32(bitPattern: j0)
+            weightX[l] = (qx - fx).bitPattern
+            weightY[l] = (qy - fy).bitPattern
+            // 1 = interior, 2 = near or beyond an edge, 3 = far out or not finite.
+            let small = qx.magnitude < Self.smallIndexLimit && qy.magnitude < Self.smallIndexLimit
+            let interior = i0 >= 0 && j0 >= 0 && i0 < lastColumn && j0 < lastRow
+            kind[l] = small ? (interior ? 1 : 2) : 3
+        }
+        let rowFloats = width &* 4
+        let address = (mode >> 2) & 3
+        for l in 0..<laneCount {
+            let wx = Float(bitPattern: weightX[l]), wy = Float(bitPattern: weightY[l])
+            var texel: (Float, Float, Float, Float) = (0, 0, 0, 0)
+            if kind[l] == 1 {
+                let top = texels + (Int(Int32(bitPattern: row[l])) &* width &+ Int(Int32(bitPattern: column[l]))) &* 4
+                let bottom = top + rowFloats
+                texel = (Self.bilinear(top[0], top[4], bottom[0], bottom[4], wx, wy),
+                         Self.bilinear(top[1], top[5], bottom[1], bottom[5], wx, wy),
+                         Self.bilinear(top[2], top[6], bottom[2], bottom[6], wx, wy),
+                         Self.bilinear(top[3], top[7], bottom[3], bottom[7], wx, wy))
+            } else if kind[l] == 2 {
+                texel = bilinearAtEdge(Int(Int32(bitPattern: column[l])), Int(Int32(bitPattern: row[l])),
+                                       wx, wy, address: address)
+            } else {
+                // Far out: the general (saturating) index conversion; NaN/∞ stay transparent.
+                let qx = Float(bitPattern: x[l]) * scaleX - 0.5, qy = Float(bitPattern: y[l]) * scaleY - 0.5
+                if qx.isFinite && qy.isFinite {
+                    texel = bilinearAtEdge(Int(KilnMath.toInt32(KilnMath.floor(qx))), Int(KilnMath.toInt32(KilnMath.floor(qy))),
+                                           wx, wy, address: address)
+                }
+            }
+            r[l] = texel.0.bitPattern
+            g[l] = texel.1.bitPattern
+            b[l] = texel.2.bitPattern
+            alpha[l] = texel.3.bitPattern
+        }
+    }
+
+    /// Texels (`x0 + min(lane, count − 1)`, `y`) for every lane, planar like `sampleLanes`;
+    /// transparent black outside the image.
+    @inline(__always) func readRowLanes(x0: Int, y: Int, count: Int, into r: UnsafeMutablePointer<UInt32>) {
+        let g = r + laneCount, b = g + laneCount, alpha = b + laneCount
+        let last = max(0, count - 1)
+        if count >= laneCount && x0 >= 0 && x0 <= width &- laneCount && y >= 0 && y < height {
+            // A full batch inside the image: a straight de-interleave the optimizer turns into
+            // 4×4 transposes (no per-lane bounds or clamping).
+            let row = texels + (y &* width &+ x0) &* 4
+            for l in 0..<laneCount {
+                r[l] = row[l &* 4].bitPattern
+                g[l] = row[l &* 4 &+ 1].bitPattern
+                b[l] = row[l &* 4 &+ 2].bitPattern
+                alpha[l] = row[l &* 4 &+ 3].bitPattern
+            }
+            return
+        }
+        for l in 0..<laneCount {
+            let x = x0 &+ min(l, last)
+            let inside = x >= 0 && x < width && y >= 0 && y < height
+            let p = inside ? texels + (y &* width &+ x) &* 4 : zero
+            r[l] = p[0].bitPattern
+            g[l] = p[1].bitPattern
+            b[l] = p[2].bitPattern
+            alpha[l] = p[3].bitPattern
+        }
+    }
+}

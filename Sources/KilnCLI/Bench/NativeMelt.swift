@@ -35,7 +35,7 @@ struct NativeMelt: NativeShader {
             let u = (Float(x) + 0.5) / size.width
             // dot(float2(u, 0), k) = u·12.9898 + 0·78.233, kept in that order (no FMA).
             let dotted = u * 12.9898 + 0 * 78.233
-            var meltedV = v - velocity * 0.35 * NativeMath.fract(sin(dotted) * 43758.5453)
+            var meltedV = v - velocity * 0.35 * NativeMath.fract(NativeMath.sin(dotted) * 43758.5453)
             if velocity >= 1 { meltedV -= (time - 1 / startSpeed) * meltSpeed }
             let s = meltedV < 0
                 ? Sampling.sample(to, x: u, y: v, mode: mode)

@@ -1,3 +1,4 @@
+import Foundation
 import KilnVM
 
 /// A benchmark shader hand-written in Swift: the baseline the VM is compared with.
@@ -18,7 +19,11 @@ enum NativeMath {
     /// One channel to RGBA8 as the renderer stores it: clamp to 0…1, `⌊v·255 + 0.5⌋`.
     @inline(__always) static func byte(_ value: Float) -> UInt8 {
         let clamped = value > 1 ? 1 : (value > 0 ? value : 0)    // NaN → 0
-        return UInt8((clamped * 255 + 0.5).rounded(.down))
+        // ⌊clamped·255 + 0.5⌋ branch-free, as the renderer's `quantize` does it.
+        let v = clamped * 255 + 0.5
+        let nearest = (v + 8_388_608) - 8_388_608
+        let floor = nearest > v ? nearest - 1 : nearest
+        return UInt8(truncatingIfNeeded: (floor + 8_388_608).bitPattern)
     }
 
     /// Stores a premultiplied colour at `output[offset…offset+3]`.
@@ -29,6 +34,16 @@ enum NativeMath {
         output[offset + 2] = byte(b)
         output[offset + 3] = byte(a)
     }
+
+    /// sin, cos and exp as Kiln defines them: correctly rounded binary32 (docs/vm.md). The
+    /// platform's `sinf`/`cosf`/`expf` are only faithful (≤ 1 ulp), and a 1-ulp difference
+    /// matters: melt's `fract(sin(…) · 43758.5453)` multiplies it by 4·10⁴, which moved a
+    /// column's melt offset by a fraction of a pixel (up to 18 levels from the VM on the
+    /// content's stripe edges). Evaluating in binary64 and rounding once gives the correctly
+    /// rounded value unless the binary64 result lies within ≈ 2⁻²⁹ ulp of a midpoint.
+    @inline(__always) static func sin(_ x: Float) -> Float { Float(Foundation.sin(Double(x))) }
+    @inline(__always) static func cos(_ x: Float) -> Float { Float(Foundation.cos(Double(x))) }
+    @inline(__always) static func exp(_ x: Float) -> Float { Float(Foundation.exp(Double(x))) }
 
     /// MSL `fract`: `x − ⌊x⌋`, kept below 1.
     @inline(__always) static func fract(_ x: Float) -> Float {

@@ -28,11 +28,11 @@ struct NativeSwirl: NativeShader {
                 var zy = (v - 0.5) * 3
                 var acc: Float = 0
                 for _ in 0..<32 {
-                    let nx = (sin(1.3 * zx + time) + cos(1.7 * zy)) * 0.9 + u
-                    let ny = (cos(0.9 * zx - time) - sin(1.1 * zy)) * 0.9 + v
+                    let nx = (NativeMath.sin(1.3 * zx + time) + NativeMath.cos(1.7 * zy)) * 0.9 + u
+                    let ny = (NativeMath.cos(0.9 * zx - time) - NativeMath.sin(1.1 * zy)) * 0.9 + v
                     zx = nx
                     zy = ny
-                    acc += exp(-(zx * zx + zy * zy))
+                    acc += NativeMath.exp(-(zx * zx + zy * zy))
                 }
                 let base = (y * source.width + x) * 4
                 let inside = x < source.width && y < source.height
@@ -40,9 +40,9 @@ struct NativeSwirl: NativeShader {
                 let cg = inside ? texels[base + 1] : 0
                 let cb = inside ? texels[base + 2] : 0
                 let phase = 0.35 * acc
-                NativeMath.store(NativeMath.mix(cr, 0.5 + 0.5 * cos(phase), 0.7),
-                                 NativeMath.mix(cg, 0.5 + 0.5 * cos(phase + 2), 0.7),
-                                 NativeMath.mix(cb, 0.5 + 0.5 * cos(phase + 4), 0.7), 1, output, (x - x0) * 4)
+                NativeMath.store(NativeMath.mix(cr, 0.5 + 0.5 * NativeMath.cos(phase), 0.7),
+                                 NativeMath.mix(cg, 0.5 + 0.5 * NativeMath.cos(phase + 2), 0.7),
+                                 NativeMath.mix(cb, 0.5 + 0.5 * NativeMath.cos(phase + 4), 0.7), 1, output, (x - x0) * 4)
             }
         }
     }

@@ -27,9 +27,9 @@ struct NativeTint: NativeShader {
                 let cb = inside ? texels[base + 2] : 0
                 let ca = inside ? texels[base + 3] : 0
                 let phase = time + u * 6.28318
-                let rr = 0.5 + 0.5 * sin(phase)
-                let rg = 0.5 + 0.5 * sin(phase + 2)
-                let rb = 0.5 + 0.5 * sin(phase + 4)
+                let rr = 0.5 + 0.5 * NativeMath.sin(phase)
+                let rg = 0.5 + 0.5 * NativeMath.sin(phase + 2)
+                let rb = 0.5 + 0.5 * NativeMath.sin(phase + 4)
                 let dx = u - 0.5
                 let vignette = NativeMath.smoothstep(0.8, 0.3, (dx * dx + dy * dy).squareRoot())
                 NativeMath.store(NativeMath.mix(cr, rr, 0.5) * vignette,

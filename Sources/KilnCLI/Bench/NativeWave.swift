@@ -17,7 +17,7 @@ struct NativeWave: NativeShader {
         for x in x0..<x1 {
             let px = Float(x) + 0.5
             let u = px / bounds.width
-            let sy = py + 4 * sin(4 * u + 2 * time)
+            let sy = py + 4 * NativeMath.sin(4 * u + 2 * time)
             let (r, g, b, a) = Sampling.sample(source, x: px, y: sy, mode: .layer)
             NativeMath.store(r, g, b, a, output, (x - x0) * 4)
         }

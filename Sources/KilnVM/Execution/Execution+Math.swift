@@ -6,10 +6,16 @@ import KilnBytecode
 extension Execution {
     /// True if any lane of `b` needs the large-argument trig path.
     @inline(__always) static func anyLargeTrigArgument(_ b: UnsafeMutablePointer<UInt32>) -> Bool {
-        let limit = KilnMath.fastReductionLimit.bitPattern
-        var large: UInt32 = 0
-        for l in 0..<laneCount { large |= b[l] & 0x7FFF_FFFF >= limit ? 1 : 0 }
-        return large != 0
+        // The largest magnitude's bits (they fit in Int32, so signed compares work). An
+        // `any`-style loop (`large |= …`, even a count compared with 0) becomes an
+        // early-exit scalar search in LLVM; a max reduction stays a vector loop.
+        let limit = Int32(bitPattern: KilnMath.fastReductionLimit.bitPattern)
+        var largest: Int32 = 0
+        for l in 0..<laneCount {
+            let magnitude = Int32(bitPattern: b[l] & 0x7FFF_FFFF)
+            largest = magnitude > largest ? magnitude : largest
+        }
+        return largest >= limit
     }
 
     @inline(__always) static func fsin(_ m: Machine, _ i: PreparedInstruction) {
@@ -17,7 +23,7 @@ extension Execution {
         if anyLargeTrigArgument(b) {
             for l in 0..<laneCount { a[l] = KilnMath.sin(f(b[l])).bitPattern }
         } else {
-            for l in 0..<laneCount { a[l] = KilnMath.sinSmall(f(b[l])).bitPattern }
+            sinOrCosSmall(a, b, m.scratch, cosine: false)
         }
     }
     @inline(__always) static func fcos(_ m: Machine, _ i: PreparedInstruction) {
@@ -25,7 +31,54 @@ extension Execution {
         if anyLargeTrigArgument(b) {
             for l in 0..<laneCount { a[l] = KilnMath.cos(f(b[l])).bitPattern }
         } else {
-            for l in 0..<laneCount { a[l] = KilnMath.cosSmall(f(b[l])).bitPattern }
+            sinOrCosSmall(a, b, m.scratch, cosine: true)
+        }
+    }
+
+    /// sin or cos of lanes that are all below `fastReductionLimit`, in two passes.
+    ///
+    /// A vectorized `sinSmall` evaluates both the sine and the cosine polynomial for every
+    /// lane and selects by quadrant parity — half the work wasted. Pass 1 reduces all lanes
+    /// into scratch (r as binary64, quadrant) and counts odd quadrants. When the batch agrees
+    /// on the parity (common: neighbouring pixels' arguments are close), pass 2 evaluates
+    /// only the polynomial it needs; otherwise it selects per lane as before. Same functions,
+    /// same order, so the bits equal `KilnMath.sin`/`cos`. Scratch: 3 words per lane.
+    @inline(__always) static func sinOrCosSmall(_ a: UnsafeMutablePointer<UInt32>, _ b: UnsafeMutablePointer<UInt32>,
+                                                _ scratch: UnsafeMutablePointer<UInt32>, cosine: Bool) {
+        let reduced = UnsafeMutableRawPointer(scratch)            // laneCount binary64 values
+        let quadrant = scratch + 2 * laneCount
+        var odd: Int32 = 0
+        for l in 0..<laneCount {
+            let (r, q) = KilnMath.reduceSmall(f(b[l]))
+            reduced.storeBytes(of: r, toByteOffset: l &* 8, as: Double.self)
+            quadrant[l] = UInt32(truncatingIfNeeded: q)
+            odd &+= Int32(truncatingIfNeeded: q & 1)
+        }
+        // sin uses the sine polynomial on even quadrants, cos on odd ones (and vice versa).
+        if odd == 0 || odd == Int32(laneCount) {
+            // Negate in quadrants 2, 3 (sin) or 1, 2 (cos): `KilnMath.sin/cos(reduced:quadrant:)`.
+            let shift: UInt32 = cosine ? 1 : 0
+            if (odd == 0) != cosine {
+                for l in 0..<laneCount {
+                    let value = KilnMath.sinPolynomial(reduced.load(fromByteOffset: l &* 8, as: Double.self))
+                    a[l] = Float((quadrant[l] &+ shift) & 2 == 0 ? value : -value).bitPattern
+                }
+            } else {
+                for l in 0..<laneCount {
+                    let value = KilnMath.cosPolynomial(reduced.load(fromByteOffset: l &* 8, as: Double.self))
+                    a[l] = Float((quadrant[l] &+ shift) & 2 == 0 ? value : -value).bitPattern
+                }
+            }
+        } else if cosine {
+            for l in 0..<laneCount {
+                let r = reduced.load(fromByteOffset: l &* 8, as: Double.self)
+                a[l] = KilnMath.cos(reduced: r, quadrant: UInt64(quadrant[l])).bitPattern
+            }
+        } else {
+            for l in 0..<laneCount {
+                let r = reduced.load(fromByteOffset: l &* 8, as: Double.self)
+                a[l] = KilnMath.sin(reduced: r, quadrant: UInt64(quadrant[l])).bitPattern
+            }
         }
     }
     @inline(__always) static func ftan(_ m: Machine, _ i: PreparedInstruction) {

@@ -1,0 +1,64 @@
+import KilnBytecode
+import KilnTestSupport
+import Testing
+@testable import KilnVM
+
+/// The batch samplers the renderer uses must give exactly what the per-lane ones give,
+/// including where the fast float index path hands over to the general conversion
+/// (|q| around 2²²) and for NaN/∞ and huge coordinates.
+@Suite struct SampleLanesTests {
+    static let texture: Texture = {
+        var random = SeededRandom(seed: 7)
+        let width = 13, height = 9
+        let pixels = (0..<(width * height * 4)).map { _ in Float(random.below(1000)) / 999 }
+        return Texture(width: width, height: height, pixels: pixels)
+    }()
+
+    static func coordinates(_ random: inout SeededRandom) -> Float {
+        switch random.below(8) {
+        case 0: return Float(random.below(40)) - 12 + 0.5                         // texel centres
+        case 1: return Float(random.below(4000)) / 100 - 15                        // around the image
+        case 2: return Float(1 << 22) * (random.chance(50) ? 1 : -1) + Float(random.below(9)) - 4   // the hand-over
+        case 3: return Float(bitPattern: UInt32(random.below(Int(UInt32.max))))      // any bits: NaN, ∞, huge
+        case 4: return Float(1 << 31) * (random.chance(50) ? 1 : -1)
+        case 5: return .nan
+        case 6: return random.chance(50) ? .infinity : -.infinity
+        default: return Float(random.below(1 << 24)) / 64 - Float(1 << 17)
+        }
+    }
+
+    @Test(arguments: (0...SampleMode.maxRawValue).map { SampleMode(rawValue: $0) })
+    func batchSamplingEqualsPerLaneSampling(_ mode: SampleMode) {
+        var random = SeededRandom(seed: UInt64(mode.rawValue) + 100)
+        var xs = [Float](repeating: 0, count: laneCount), ys = xs
+        var output = [Float](repeating: 0, count: 4 * laneCount)
+        for _ in 0..<40 {
+            for lane in 0..<laneCount {
+                xs[lane] = Self.coordinates(&random)
+                ys[lane] = Self.coordinates(&random)
+            }
+            Sampling.sampleLanes(Self.texture, xs: xs, ys: ys, mode: mode, into: &output)
+            for lane in 0..<laneCount {
+                let one = Sampling.sample(Self.texture, x: xs[lane], y: ys[lane], mode: mode)
+                let batch = (output[lane], output[laneCount + lane], output[2 * laneCount + lane], output[3 * laneCount + lane])
+                #expect([one.0, one.1, one.2, one.3].map(\.bitPattern) == [batch.0, batch.1, batch.2, batch.3].map(\.bitPattern),
+                        "mode \(mode.rawValue) at (\(xs[lane]), \(ys[lane]))")
+            }
+        }
+    }
+
+    @Test func rowReadsEqualTexelReads() {
+        var output = [Float](repeating: 0, count: 4 * laneCount)
+        for (x0, y, count) in [(0, 0, 13), (5, 3, 64), (-3, 2, 10), (10, 8, 3), (0, -1, 5), (0, 9, 5), (20, 1, 4)] {
+            Sampling.readRowLanes(Self.texture, x0: x0, y: y, count: count, into: &output)
+            for lane in 0..<laneCount {
+                let x = x0 + min(lane, count - 1)
+                let texel = x < 0 || y < 0 ? (Float(0), Float(0), Float(0), Float(0))
+                    : Sampling.read(Self.texture, x: UInt32(x), y: UInt32(y))
+                #expect([texel.0, texel.1, texel.2, texel.3] == [output[lane], output[laneCount + lane],
+                                                                  output[2 * laneCount + lane], output[3 * laneCount + lane]],
+                        "row \(y) from \(x0), lane \(lane)")
+            }
+        }
+    }
+}
