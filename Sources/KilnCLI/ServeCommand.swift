@@ -36,6 +36,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds of silence before a client is pinged.") var pingInterval = 30
     @Option(help: "Seconds of silence before a client is dropped.") var idleTimeout = 60
     @Option(help: "Worker threads (0 = one per core).") var workers = 0
+    @Option(help: "Tile threads per frame (0 = the cores shared among previewing sessions).") var renderThreads = 0
     @Flag(help: "Print libwebsockets' errors and warnings.") var verbose = false
 
     func validate() throws {
@@ -72,6 +73,7 @@ struct ServeCommand: ParsableCommand {
         settings.compileCacheEntries = cacheEntries
         settings.maxFramesInFlight = maxFramesInFlight
         settings.workerThreads = workers
+        settings.renderThreadsPerFrame = renderThreads
         return settings
     }
 

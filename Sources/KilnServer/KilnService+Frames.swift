@@ -65,8 +65,11 @@ extension KilnService {
         let interval = 1 / max(1, preview.fps)
         // One frame renders at a time per session (so frames arrive in order) and at most
         // `maxFramesInFlight` are rendering or waiting on the socket.
+        // A frame of a new edit does not wait for frames of the old library: those are
+        // dropped when they finish, so order is kept.
+        let staleOnly = session.renderingGeneration != session.generation
         let inFlight = session.rendering + session.connection.queuedMessageCount
-        guard session.rendering == 0, inFlight < settings.maxFramesInFlight else {
+        guard session.rendering == 0 || staleOnly, inFlight < settings.maxFramesInFlight || staleOnly else {
             metrics.increment("kiln_frames_dropped_total")
             session.nextFrameDue = max(session.nextFrameDue + interval, now)
             let due = session.nextFrameDue
@@ -80,6 +83,7 @@ extension KilnService {
             session.preview?.function = first.name
         }
         session.rendering += 1
+        session.renderingGeneration = session.generation
         session.sequence &+= 1
         let sequence = session.sequence
         let generation = session.generation
@@ -89,7 +93,7 @@ extension KilnService {
         let due = session.nextFrameDue
         session.lock.unlock()
 
-        workers.submit(.render) { [self] in
+        workers.submit(staleOnly ? .urgent : .normal) { [self] in
             renderFrame(session, library: library, preview: preview, time: time, sequence: sequence, generation: generation)
         }
         return due
@@ -113,7 +117,7 @@ extension KilnService {
             let started = monotonicSeconds()
             let request = PreviewRequest(library: library, function: preview.function, width: preview.width,
                                          height: preview.height, content: content, content2: content2,
-                                         arguments: preview.arguments, time: Float(time), threads: settings.renderThreadsPerFrame)
+                                         arguments: preview.arguments, time: Float(time), threads: renderThreads())
             let pixels = try renderer.render(request)
             let seconds = monotonicSeconds() - started
             metrics.observeRender(seconds: seconds)
@@ -135,6 +139,20 @@ extension KilnService {
             session.lock.unlock()
             sendError(session, id: id, code: "render_failed", "\(error)")
         }
+    }
+
+    /// Tile threads for one frame: the configured number, or with 0 (the default) the
+    /// cores shared among the sessions that are previewing — one session gets every core,
+    /// many get one each so they run side by side.
+    private func renderThreads() -> Int {
+        guard settings.renderThreadsPerFrame == 0 else { return settings.renderThreadsPerFrame }
+        sessionsLock.lock()
+        let previewing = sessions.values.reduce(0) { count, session in
+            session.lock.lock(); defer { session.lock.unlock() }
+            return count + (session.preview != nil ? 1 : 0)
+        }
+        sessionsLock.unlock()
+        return max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, previewing))
     }
 
     private func outputSize(_ byteCount: Int, preview: PreviewSettings, content: PreviewContent?) -> (Int, Int) {

@@ -23,12 +23,12 @@ extension KilnService {
         case (_, "/metrics"):
             request.respond(.text(200, metrics.prometheusText(), contentType: "text/plain; version=0.0.4"))
         case ("POST", "/compile"):
-            workers.submit(.compile) { [self] in request.respond(compileResponse(request)) }
+            workers.submit(.urgent) { [self] in request.respond(compileResponse(request)) }
         case ("POST", "/render") where request.body.first == UInt8(ascii: "{"):
             // A JSON body is a scene document (docs/scenes.md); anything else is shader source.
-            workers.submit(.render) { [self] in request.respond(sceneRenderResponse(request)) }
+            workers.submit(.normal) { [self] in request.respond(sceneRenderResponse(request)) }
         case ("POST", "/render"):
-            workers.submit(.render) { [self] in request.respond(renderResponse(request)) }
+            workers.submit(.normal) { [self] in request.respond(renderResponse(request)) }
         case ("GET", "/shaders"), ("GET", "/shaders/"):
             request.respond(listResponse(settings.shadersDirectory, route: "shaders", extensions: [".metal", ".h"]))
         case ("GET", let path) where path.hasPrefix("/shaders/"):

@@ -47,7 +47,7 @@ extension KilnService {
         session.pendingUploadID = nil
         session.lock.unlock()
         let maxSide = settings.maxUploadSide
-        workers.submit(.compile) { [self] in
+        workers.submit(.urgent) { [self] in
             do {
                 let content = try renderer.decodeContent(png: bytes, maxSide: maxSide)
                 session.lock.lock()
@@ -94,7 +94,7 @@ extension KilnService {
                       "more than compilesPerSecond = \(settings.compilesPerSecond) compiles per second")
             return
         }
-        workers.submit(.compile) { [self] in
+        workers.submit(.urgent) { [self] in
             let (shader, hit) = cache.compile(files)
             metrics.increment("kiln_compiles_total")
             if hit { metrics.increment("kiln_compile_cache_hits_total") }

@@ -38,7 +38,7 @@ extension KilnService {
         let version = state.version
         state.lock.unlock()
         let format: FrameHeader.Format = (message["format"] as? String) == "rgba8" ? .rgba8 : .png
-        workers.submit(.render) { [self] in renderScene(state, version: version, session: session, id: id, format: format) }
+        workers.submit(.normal) { [self] in renderScene(state, version: version, session: session, id: id, format: format) }
         return true
     }
 

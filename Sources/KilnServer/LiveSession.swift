@@ -46,6 +46,9 @@ final class LiveSession: @unchecked Sendable {
     var nextFrameDue = 0.0
     /// Render jobs queued or running for this session.
     var rendering = 0
+    /// Generation of the newest frame rendering; an edit may start its first frame while
+    /// frames of the old library still render (they are dropped when they finish).
+    var renderingGeneration = -1
     var sequence: UInt32 = 0
     /// A render error stops frames until the next compile or preview update.
     var renderFailed = false

@@ -25,8 +25,9 @@ public struct ServerSettings: Sendable {
     public var maxFramesInFlight = 2
     /// Worker threads for compiles and renders (0 = one per core).
     public var workerThreads = 0
-    /// Render threads per frame (tiles); 1 keeps sessions fair and independent.
-    public var renderThreadsPerFrame = 1
+    /// Render threads per frame (tiles); 0 shares the cores among the previewing sessions
+    /// (all of them for one session, one each when many preview at once).
+    public var renderThreadsPerFrame = 0
     /// Required bearer token (`Authorization: Bearer …` or `?token=`), if set.
     public var token: String?
     /// Allowed `Origin` values for browser connections; empty allows any.

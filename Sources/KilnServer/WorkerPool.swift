@@ -1,16 +1,17 @@
 import Foundation
 
 /// A fixed set of worker threads that compile and render, so the service thread never
-/// does. Compile jobs jump ahead of render jobs: an edit must not wait behind frames.
-/// Render jobs are FIFO and each session has at most `maxFramesInFlight` of them queued,
-/// so every session keeps getting frames when the cores are saturated.
+/// does. Urgent jobs — compiles and the first frame of an edit — jump ahead of the rest:
+/// an edit must not wait behind other sessions' animation frames. Normal jobs are FIFO
+/// and each session has at most one frame rendering, so every session keeps getting
+/// frames when the cores are saturated.
 public final class WorkerPool: @unchecked Sendable {
-    public enum Priority { case compile, render }
+    public enum Priority { case urgent, normal }
 
     private let condition = NSCondition()
-    private var compileJobs: [() -> Void] = []
-    private var renderJobs: [() -> Void] = []
-    private var renderHead = 0
+    private var urgentJobs: [() -> Void] = []
+    private var normalJobs: [() -> Void] = []
+    private var normalHead = 0
     private var stopping = false
     private var threads: [Thread] = []
     private var running = 0
@@ -30,8 +31,8 @@ public final class WorkerPool: @unchecked Sendable {
         condition.lock()
         if !stopping {
             switch priority {
-            case .compile: compileJobs.append(job)
-            case .render: renderJobs.append(job)
+            case .urgent: urgentJobs.append(job)
+            case .normal: normalJobs.append(job)
             }
             condition.signal()
         }
@@ -42,9 +43,9 @@ public final class WorkerPool: @unchecked Sendable {
     public func shutdown() {
         condition.lock()
         stopping = true
-        compileJobs.removeAll()
-        renderJobs.removeAll()
-        renderHead = 0
+        urgentJobs.removeAll()
+        normalJobs.removeAll()
+        normalHead = 0
         condition.broadcast()
         while running > 0 { condition.wait() }
         condition.unlock()
@@ -53,7 +54,7 @@ public final class WorkerPool: @unchecked Sendable {
     private func workLoop() {
         while true {
             condition.lock()
-            while !stopping && compileJobs.isEmpty && renderHead == renderJobs.count { condition.wait() }
+            while !stopping && urgentJobs.isEmpty && normalHead == normalJobs.count { condition.wait() }
             if stopping {
                 running -= 1
                 condition.broadcast()
@@ -61,14 +62,14 @@ public final class WorkerPool: @unchecked Sendable {
                 return
             }
             let job: () -> Void
-            if !compileJobs.isEmpty {
-                job = compileJobs.removeFirst()
+            if !urgentJobs.isEmpty {
+                job = urgentJobs.removeFirst()
             } else {
-                job = renderJobs[renderHead]
-                renderHead += 1
-                if renderHead > 64, renderHead * 2 > renderJobs.count {
-                    renderJobs.removeFirst(renderHead)
-                    renderHead = 0
+                job = normalJobs[normalHead]
+                normalHead += 1
+                if normalHead > 64, normalHead * 2 > normalJobs.count {
+                    normalJobs.removeFirst(normalHead)
+                    normalHead = 0
                 }
             }
             condition.unlock()
