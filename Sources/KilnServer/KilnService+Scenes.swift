@@ -6,40 +6,62 @@ import KilnWebSockets
 
 /// Scene messages of the live protocol (docs/scenes.md, docs/protocol.md "Scenes"):
 /// `scene.set`, `layer.add`, `layer.update`, `layer.remove`, and `POST /render` with a
-/// scene document. Edits are applied and checked on the service thread (JSON work only);
+/// scene document. Edits are decoded, checked and applied on a worker, in order;
 /// the frame is drawn on a worker by the session's `SceneRenderer`, which redraws only the
 /// layers whose inputs changed, and sent as a binary frame followed by `scene.rendered`
 /// (`drawn`: the layer ids drawn for it, `renderMicroseconds`).
 extension KilnService {
-    /// Routes a scene message; false when `type` is not one.
+    /// Routes a scene message; false when `type` is not one. Decoding and checking a
+    /// document (up to `maxMessageBytes` of JSON) happens on a worker, not the service
+    /// thread; a session's edits are applied one at a time, in the order they arrived.
     func handleSceneMessage(_ type: String, _ message: [String: Any], session: LiveSession, id: Any?) -> Bool {
         guard ["scene.set", "layer.add", "layer.update", "layer.remove"].contains(type) else { return false }
         let state = sceneState(of: session)
         state.lock.lock()
-        let current = state.document
+        state.pendingEdits.append((type, message, id))
+        let startWorker = !state.applyingEdits
+        state.applyingEdits = true
         state.lock.unlock()
-        let next: SceneDocument
-        do {
-            next = try Self.applySceneMessage(type, message, to: current)
-        } catch let error as SceneError {
-            sendSceneError(session, id: id, error)
-            return true
-        } catch {
-            sendError(session, id: id, code: "bad_request", "\(error)")
-            return true
+        if startWorker {
+            workers.submit(.urgent) { [self] in applyPendingEdits(state, session: session) }
         }
-        guard next.width <= settings.maxPreviewSide, next.height <= settings.maxPreviewSide else {
-            sendError(session, id: id, code: "too_large", "scene size \(next.width)x\(next.height) exceeds maxPreviewSide = \(settings.maxPreviewSide)")
-            return true
-        }
-        state.lock.lock()
-        state.document = next
-        state.version += 1
-        let version = state.version
-        state.lock.unlock()
-        let format: FrameHeader.Format = (message["format"] as? String) == "rgba8" ? .rgba8 : .png
-        workers.submit(.normal) { [self] in renderScene(state, version: version, session: session, id: id, format: format) }
         return true
+    }
+
+    /// Applies the session's queued edits in order, then asks for a frame of the result.
+    private func applyPendingEdits(_ state: SceneSessionState, session: LiveSession) {
+        while true {
+            state.lock.lock()
+            guard !state.pendingEdits.isEmpty else {
+                state.applyingEdits = false
+                state.lock.unlock()
+                return
+            }
+            let (type, message, id) = state.pendingEdits.removeFirst()
+            let current = state.document
+            state.lock.unlock()
+            let next: SceneDocument
+            do {
+                next = try Self.applySceneMessage(type, message, to: current)
+            } catch let error as SceneError {
+                sendSceneError(session, id: id, error)
+                continue
+            } catch {
+                sendError(session, id: id, code: "bad_request", "\(error)")
+                continue
+            }
+            guard next.width <= settings.maxPreviewSide, next.height <= settings.maxPreviewSide else {
+                sendError(session, id: id, code: "too_large", "scene size \(next.width)x\(next.height) exceeds maxPreviewSide = \(settings.maxPreviewSide)")
+                continue
+            }
+            state.lock.lock()
+            state.document = next
+            state.version += 1
+            let version = state.version
+            state.lock.unlock()
+            let format: FrameHeader.Format = (message["format"] as? String) == "rgba8" ? .rgba8 : .png
+            workers.submit(.normal) { [self] in renderScene(state, version: version, session: session, id: id, format: format) }
+        }
     }
 
     /// The document after one message.
@@ -150,6 +172,9 @@ final class SceneSessionState: @unchecked Sendable {
     let renderLock = NSLock()
     var document: SceneDocument?
     var version = 0
+    /// Edits waiting to be applied, in arrival order, and whether a worker is applying them.
+    var pendingEdits: [(type: String, message: [String: Any], id: Any?)] = []
+    var applyingEdits = false
     let renderer: SceneRenderer
 
     init(renderer: SceneRenderer) {
