@@ -299,28 +299,26 @@ extension FunctionLowerer {
 
     func lowerBreak(_ range: SourceRange) throws {
         guard let target = state.breakables.last else { throw fail("'break' outside a loop or switch", range) }
-        if target.isUniform {
-            guard state.divergentDepth == target.divergentDepth, state.mask == target.bodyMask else {
-                throw LoweringError.respeculate
-            }
-            jump(target.breakLabel)
-            state.mask = .unreachable
-        } else if let exited = target.exitLanes {
-            try emitInto(exited, .or, exited, maskRegister)
-            state.mask = .retired
-        }
+        try leave(target, jumpingTo: target.breakLabel, retiringInto: target.exitLanes)
     }
 
     func lowerContinue(_ range: SourceRange) throws {
         guard let target = state.breakables.last(where: \.isLoop) else { throw fail("'continue' outside a loop", range) }
+        try leave(target, jumpingTo: target.continueLabel, retiringInto: target.continueLanes)
+    }
+
+    /// `break` and `continue`: a uniform loop jumps (only while the mask is the one its body
+    /// started with — otherwise the loop is lowered again as a masked loop); a masked one
+    /// adds the active lanes to `lanes` and retires them for the rest of the body.
+    private func leave(_ target: Breakable, jumpingTo label: Int, retiringInto lanes: VirtualRegister?) throws {
         if target.isUniform {
             guard state.divergentDepth == target.divergentDepth, state.mask == target.bodyMask else {
                 throw LoweringError.respeculate
             }
-            jump(target.continueLabel)
+            jump(label)
             state.mask = .unreachable
-        } else if let continued = target.continueLanes {
-            try emitInto(continued, .or, continued, maskRegister)
+        } else if let lanes {
+            try emitInto(lanes, .or, lanes, maskRegister)
             state.mask = .retired
         }
     }

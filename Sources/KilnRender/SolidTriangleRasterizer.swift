@@ -12,10 +12,10 @@ public struct SolidTriangleRasterizer: Sendable {
     public let height: Int
 
     /// Subpixel precision of corner positions (as in vertex draws).
-    public static let subpixel: Double = 256
+    public static let subpixel = Double(CoverageTriangle.subpixel)
     /// Corners farther than this from the frame, in pixels, are dropped with their triangle
     /// (keeps the fixed-point edge functions far from overflow).
-    public static let maxCoordinate: Double = 1e7
+    public static let maxCoordinate = CoverageTriangle.maxCoordinate
 
     public init(width: Int, height: Int) {
         self.width = max(0, width)
@@ -48,49 +48,15 @@ public struct SolidTriangleRasterizer: Sendable {
         }
     }
 
-    private struct Point {
-        var x: Int64
-        var y: Int64
-    }
-
-    private func snap(_ p: (x: Double, y: Double)) -> Point? {
-        guard p.x.isFinite, p.y.isFinite, abs(p.x) < Self.maxCoordinate, abs(p.y) < Self.maxCoordinate else { return nil }
-        return Point(x: Int64((p.x * Self.subpixel).rounded()), y: Int64((p.y * Self.subpixel).rounded()))
-    }
-
-    private func edge(_ a: Point, _ b: Point, _ px: Int64, _ py: Int64) -> Int64 {
-        (b.x - a.x) * (py - a.y) - (b.y - a.y) * (px - a.x)
-    }
-
-    /// The top-left rule for a positive-area (clockwise on a y-down screen) triangle: a
-    /// left edge runs upward, a top edge rightward.
-    private func ownsEdge(_ a: Point, _ b: Point) -> Bool {
-        let dy = b.y - a.y
-        return dy < 0 || (dy == 0 && b.x > a.x)
-    }
-
     /// Marks the pixels one triangle covers; false when it covers none.
     private func cover(_ p0: (x: Double, y: Double), _ p1: (x: Double, y: Double), _ p2: (x: Double, y: Double),
                        into covered: inout [Bool]) -> Bool {
-        guard let a = snap(p0), var b = snap(p1), var c = snap(p2) else { return false }
-        var area = edge(a, b, c.x, c.y)
-        if area == 0 { return false }
-        if area < 0 { swap(&b, &c); area = -area }
-        let unit = Int64(Self.subpixel)
-        let minX = max(0, Int(min(a.x, b.x, c.x) / unit) - 1), maxX = min(width - 1, Int(max(a.x, b.x, c.x) / unit) + 1)
-        let minY = max(0, Int(min(a.y, b.y, c.y) / unit) - 1), maxY = min(height - 1, Int(max(a.y, b.y, c.y) / unit) + 1)
-        guard minX <= maxX, minY <= maxY else { return false }
-        let ownsBC = ownsEdge(b, c), ownsCA = ownsEdge(c, a), ownsAB = ownsEdge(a, b)
+        guard let a = CoverageTriangle.snap(x: p0.x, y: p0.y), let b = CoverageTriangle.snap(x: p1.x, y: p1.y),
+              let c = CoverageTriangle.snap(x: p2.x, y: p2.y), let triangle = CoverageTriangle(a, b, c) else { return false }
         var any = false
-        for y in minY...maxY {
-            let py = Int64(y) * unit + unit / 2
-            for x in minX...maxX {
-                let px = Int64(x) * unit + unit / 2
-                let w0 = edge(b, c, px, py), w1 = edge(c, a, px, py), w2 = edge(a, b, px, py)
-                guard w0 > 0 || (w0 == 0 && ownsBC), w1 > 0 || (w1 == 0 && ownsCA), w2 > 0 || (w2 == 0 && ownsAB) else { continue }
-                covered[y * width + x] = true
-                any = true
-            }
+        triangle.forEachCoveredPixel(width: width, height: height) { x, y, _, _, _ in
+            covered[y * width + x] = true
+            any = true
         }
         return any
     }

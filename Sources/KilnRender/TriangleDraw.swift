@@ -35,8 +35,6 @@ final class TriangleDraw: PreparedDraw {
         var flat: Bool
     }
 
-    /// Subpixel precision of vertex positions.
-    private static let subpixel: Double = 256
 
     init(request: RenderRequest, vertexIndex: Int) throws(RenderError) {
         library = request.library
@@ -134,9 +132,8 @@ final class TriangleDraw: PreparedDraw {
                 guard w > 0, x.isFinite, y.isFinite, z.isFinite, w.isFinite else { corners.removeAll(); break }
                 // Clip space → normalized device coordinates → pixels (Metal: NDC y points up).
                 let sx = (Double(x / w) * 0.5 + 0.5) * Double(width), sy = (0.5 - Double(y / w) * 0.5) * Double(height)
-                guard abs(sx) < 1e7, abs(sy) < 1e7 else { corners.removeAll(); break }
-                corners.append(ScreenVertex(x: Int64((sx * Self.subpixel).rounded()), y: Int64((sy * Self.subpixel).rounded()),
-                                            z: z / w, inverseW: 1 / w, base: base))
+                guard let point = CoverageTriangle.snap(x: sx, y: sy) else { corners.removeAll(); break }
+                corners.append(ScreenVertex(point: point, z: z / w, inverseW: 1 / w, base: base))
             }
             guard corners.count == 3 else { continue }
             try rasterize(corners, outputs: outputs, framebuffer: &framebuffer, batch: &batch)
@@ -182,8 +179,7 @@ final class TriangleDraw: PreparedDraw {
     }
 
     private struct ScreenVertex {
-        var x: Int64
-        var y: Int64
+        var point: CoverageTriangle.Point
         var z: Float
         var inverseW: Float
         var base: Int
@@ -204,47 +200,22 @@ final class TriangleDraw: PreparedDraw {
         var fragments: [Fragment] = []
     }
 
-    private func edge(_ a: ScreenVertex, _ b: ScreenVertex, _ px: Int64, _ py: Int64) -> Int64 {
-        (b.x - a.x) * (py - a.y) - (b.y - a.y) * (px - a.x)
-    }
-
-    /// Whether a pixel centre exactly on edge a→b belongs to this triangle: the top-left
-    /// rule. Triangles are turned to positive area, which on a y-down screen is clockwise;
-    /// then a left edge runs upward (dy < 0) and a top edge rightward (dy = 0, dx > 0).
-    /// The other triangle on a shared edge runs it the opposite way, so exactly one owns it.
-    private func ownsEdge(_ a: ScreenVertex, _ b: ScreenVertex) -> Bool {
-        let dy = b.y - a.y
-        return dy < 0 || (dy == 0 && b.x > a.x)
-    }
-
+    /// Queues the fragments of one triangle (coverage: `CoverageTriangle`), with
+    /// perspective-correct weights for its varyings.
     private func rasterize(_ input: [ScreenVertex], outputs: [Float], framebuffer: inout [Float],
                            batch: inout FragmentBatch) throws(RenderError) {
-        var (a, b, c) = (input[0], input[1], input[2])
-        var order = (0, 1, 2)
-        var area = edge(a, b, c.x, c.y)
-        if area == 0 { return }
-        if area < 0 { swap(&b, &c); order = (0, 2, 1); area = -area }
-        let unit = Int64(Self.subpixel)
-        let minX = max(0, Int((min(a.x, b.x, c.x)) / unit) - 1), maxX = min(width - 1, Int(max(a.x, b.x, c.x) / unit) + 1)
-        let minY = max(0, Int((min(a.y, b.y, c.y)) / unit) - 1), maxY = min(height - 1, Int(max(a.y, b.y, c.y) / unit) + 1)
-        guard minX <= maxX, minY <= maxY else { return }
-        let ownsBC = ownsEdge(b, c), ownsCA = ownsEdge(c, a), ownsAB = ownsEdge(a, b)
-        let corners = [input[0].base, input[1].base, input[2].base]
-        let bases = order == (0, 1, 2) ? (corners[0], corners[1], corners[2]) : (corners[0], corners[2], corners[1])
-        let inverseArea = 1 / Double(area)
-        for y in minY...maxY {
-            let py = Int64(y) * unit + unit / 2
-            for x in minX...maxX {
-                let px = Int64(x) * unit + unit / 2
-                let w0 = edge(b, c, px, py), w1 = edge(c, a, px, py), w2 = edge(a, b, px, py)
-                guard w0 > 0 || (w0 == 0 && ownsBC), w1 > 0 || (w1 == 0 && ownsCA), w2 > 0 || (w2 == 0 && ownsAB) else { continue }
-                let l0 = Float(Double(w0) * inverseArea), l1 = Float(Double(w1) * inverseArea), l2 = Float(Double(w2) * inverseArea)
-                let p0 = l0 * a.inverseW, p1 = l1 * b.inverseW, p2 = l2 * c.inverseW
-                let sum = p0 + p1 + p2
-                batch.fragments.append(Fragment(pixel: y * width + x, x: x, y: y, weights: (p0 / sum, p1 / sum, p2 / sum),
-                                                z: l0 * a.z + l1 * b.z + l2 * c.z, corners: bases))
-                if batch.fragments.count == laneCount { try flush(&batch, outputs: outputs, framebuffer: &framebuffer) }
-            }
+        guard let triangle = CoverageTriangle(input[0].point, input[1].point, input[2].point) else { return }
+        // The corners in the triangle's positive-area order.
+        let a = input[0], b = triangle.swapped ? input[2] : input[1], c = triangle.swapped ? input[1] : input[2]
+        let bases = (a.base, b.base, c.base)
+        let inverseArea = 1 / Double(triangle.area)
+        try triangle.forEachCoveredPixel(width: width, height: height) { (x, y, w0, w1, w2) throws(RenderError) in
+            let l0 = Float(Double(w0) * inverseArea), l1 = Float(Double(w1) * inverseArea), l2 = Float(Double(w2) * inverseArea)
+            let p0 = l0 * a.inverseW, p1 = l1 * b.inverseW, p2 = l2 * c.inverseW
+            let sum = p0 + p1 + p2
+            batch.fragments.append(Fragment(pixel: y * width + x, x: x, y: y, weights: (p0 / sum, p1 / sum, p2 / sum),
+                                            z: l0 * a.z + l1 * b.z + l2 * c.z, corners: bases))
+            if batch.fragments.count == laneCount { try flush(&batch, outputs: outputs, framebuffer: &framebuffer) }
         }
     }
 
