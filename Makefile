@@ -27,7 +27,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CORPUS  ?= $(FUZZ_BUILD)/corpus
 FUZZ_BUILD   ?= .build-fuzz
 
-.PHONY: help deps e2e-deps build run examples test test-swift test-e2e bench bench-compile bench-server fuzz fuzz-build clean
+.PHONY: help deps e2e-deps build run examples test check-self-contained test-swift test-e2e bench bench-compile bench-server fuzz fuzz-build clean
 
 help:
 	@echo "make run            build (release) and serve the browser page, the API and the examples on http://localhost:$(PORT)/"
@@ -82,9 +82,14 @@ examples: build
 	done
 	@echo "Libraries, disassembly and PNGs are in $(OUT)/"
 
-# The test suite. Tests read ../shared/ (conformance and benchmark shaders) when it is
-# there, as it is in CI.
-test: test-swift test-e2e
+# The test suite. Everything it reads is in this repository (conformance set in
+# Tests/Conformance/, benchmark shaders in bench/); check-self-contained makes sure of it.
+test: check-self-contained test-swift test-e2e
+
+# Fails when a tracked file outside docs/ names the team's reference folder beside the
+# repository: a user's clone has nothing beside it.
+check-self-contained:
+	@bash tools/check-self-contained.sh
 
 test-swift: deps
 	$(SWIFT) build --build-tests

@@ -15,7 +15,7 @@ public struct ServerError: Error, CustomStringConvertible {
 /// else happens on the application's threads, which talk back through thread-safe queues
 /// and `lws_cancel_service` (the one libwebsockets call that is safe from other threads).
 ///
-/// Field notes this design follows: `/work/shared/docs/libwebsockets-notes.md`,
+/// Field notes this design follows: `docs/libwebsockets-notes.md`,
 /// summarised in docs/server.md.
 public final class WebSocketServer: @unchecked Sendable {
     public let configuration: ServerConfiguration

@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import Testing
 @testable import KilnBytecode
 
@@ -6,16 +7,10 @@ import Testing
 struct DisassemblerTests {
     static let goldenDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 
-    /// Compares `text` with the checked-in golden file; `KILN_UPDATE_GOLDEN=1` rewrites it.
+    /// Compares `text` with the checked-in golden file (see `Golden`).
     func expectGolden(_ text: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let url = Self.goldenDirectory.appendingPathComponent(name)
-        if ProcessInfo.processInfo.environment["KILN_UPDATE_GOLDEN"] == "1" {
-            try text.write(to: url, atomically: true, encoding: .utf8)
-            return
-        }
-        let expected = try String(contentsOf: url, encoding: .utf8)
-        #expect(text == expected, "disassembly differs from Golden/\(name) (KILN_UPDATE_GOLDEN=1 regenerates it)",
-                sourceLocation: sourceLocation)
+        let mismatch = Golden.mismatch(text: text, at: Self.goldenDirectory.appendingPathComponent(name))
+        #expect(mismatch == nil, "\(mismatch ?? "")", sourceLocation: sourceLocation)
     }
 
     @Test("golden disassembly with source lines")

@@ -2,27 +2,19 @@ import Foundation
 import KilnBytecode
 import KilnCompiler
 import KilnLanguage
+import KilnTestSupport
 import Testing
 
 /// Every conformance and benchmark shader compiles to a verified library with sane counts.
 @Suite struct ShaderCorpusTests {
-    static let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../shared").standardized
-
-    static func shaders(_ folder: String) -> [String] {
-        let url = shared.appendingPathComponent(folder)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-        return names.filter { $0.hasSuffix(".metal") }.sorted().map { "\(folder)/\($0)" }
-    }
-
-    static let corpus = shaders("conformance/shaders") + shaders("bench")
+    static let corpus = RepositoryFiles.realShaders
 
     @Test func corpusIsPresent() {
         #expect(Self.corpus.count >= 29)
     }
 
     @Test(arguments: corpus) func compiles(_ path: String) throws {
-        let text = try String(contentsOf: Self.shared.appendingPathComponent(path), encoding: .utf8)
+        let text = RepositoryFiles.text(path)
         let name = (path as NSString).lastPathComponent
         let result = Compiler.compile([SourceFile(name: name, text: text)])
         let errors = result.diagnostics.filter { $0.severity == .error }

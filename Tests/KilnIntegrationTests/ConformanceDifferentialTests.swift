@@ -1,11 +1,12 @@
 import Foundation
+import KilnTestSupport
 import Testing
 import KilnVM
 
 /// The real shape and color shaders of the conformance set, run by the VM and by the
 /// reference evaluator with the manifest's arguments, over several 8×8 blocks of the
 /// image. A check of the oracle on real code as much as of the VM: both must agree to
-/// within transcendental-builtin error (references: `../shared/conformance/cases.json`).
+/// within transcendental-builtin error (references: `Tests/Conformance/cases.json`).
 @Suite struct ConformanceDifferentialTests {
     struct Case: CustomStringConvertible, Sendable {
         var id: String
@@ -17,7 +18,7 @@ import KilnVM
     }
 
     static let cases: [Case] = {
-        let folder = HostileInputTests.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance")
+        let folder = RepositoryFiles.conformance
         guard let data = try? Data(contentsOf: folder.appendingPathComponent("cases.json")),
               let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let entries = json["cases"] as? [[String: Any]] else { return [] }

@@ -15,22 +15,8 @@ import KilnLanguage
     /// Bound for the hand-picked pathological sources (some are megabytes long).
     static let pathologicalBound = Duration.seconds(3)
 
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// The conformance and benchmark shaders (../shared/…), the seeds of the mutation cases.
-    static let realShaders: [String] = {
-        let shared = packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
-        var texts: [String] = []
-        for folder in ["conformance/shaders", "bench"] {
-            let url = shared.appendingPathComponent(folder)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-            for name in names.sorted() where name.hasSuffix(".metal") {
-                if let text = try? String(contentsOf: url.appendingPathComponent(name), encoding: .utf8) { texts.append(text) }
-            }
-        }
-        return texts
-    }()
+    /// The conformance and benchmark shaders, the seeds of the mutation cases.
+    static let realShaders: [String] = RepositoryFiles.realShaders.map(RepositoryFiles.text)
 
     @Test func tokenSoupsEndInLibraryOrDiagnostics() {
         var run = HostileRun()
@@ -55,7 +41,7 @@ import KilnLanguage
     }
 
     @Test func mutatedRealShadersEndInLibraryOrDiagnostics() {
-        #expect(Self.realShaders.count >= 20, "conformance and bench shaders not found under \(Self.packageRoot.path)/../shared")
+        #expect(Self.realShaders.count >= 20, "conformance and bench shaders not found under \(RepositoryFiles.root.path)")
         guard !Self.realShaders.isEmpty else { return }
         var run = HostileRun()
         for shader in Self.realShaders {

@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import Testing
 @testable import KilnLanguage
 
@@ -162,15 +163,7 @@ import Testing
     }
 
     static var sources: [String] {
-        let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared")
-        var result: [String] = []
-        for directory in ["conformance/shaders", "bench"] {
-            let url = shared.appendingPathComponent(directory)
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter { $0.hasSuffix(".metal") }.sorted()
-            result += names.compactMap { try? String(contentsOf: url.appendingPathComponent($0), encoding: .utf8) }
-        }
-        return result
+        RepositoryFiles.realShaders.map(RepositoryFiles.text)
     }
 
     @Test func theValidatorCatchesABrokenTree() {

@@ -1,14 +1,11 @@
 import Foundation
+import KilnTestSupport
 import Testing
 @testable import KilnLanguage
 
 /// Every conformance and benchmark shader checks cleanly with the expected entry kind;
 /// every negative case fails with an error on the stated line whose message says what it must.
 @Suite struct ConformanceFrontendTests {
-    static let shared: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared")
-
     struct Case: Sendable, CustomStringConvertible {
         var file: String
         var function: String
@@ -25,31 +22,25 @@ import Testing
     }
 
     static func json(_ name: String) -> [String: Any] {
-        let url = shared.appendingPathComponent("conformance").appendingPathComponent(name)
+        let url = RepositoryFiles.conformance.appendingPathComponent(name)
         guard let data = try? Data(contentsOf: url),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
         return object
     }
 
     static let cases: [Case] = (json("cases.json")["cases"] as? [[String: Any]] ?? []).map {
-        Case(file: "conformance/" + ($0["file"] as? String ?? ""), function: $0["function"] as? String ?? "", kind: $0["kind"] as? String ?? "")
+        Case(file: "Tests/Conformance/" + ($0["file"] as? String ?? ""), function: $0["function"] as? String ?? "", kind: $0["kind"] as? String ?? "")
     }
 
     static let errorCases: [ErrorCase] = (json("errors.json")["errors"] as? [[String: Any]] ?? []).map {
-        ErrorCase(file: "conformance/" + ($0["file"] as? String ?? ""), line: $0["line"] as? Int ?? 0, column: $0["column"] as? Int,
+        ErrorCase(file: "Tests/Conformance/" + ($0["file"] as? String ?? ""), line: $0["line"] as? Int ?? 0, column: $0["column"] as? Int,
                   messageContains: $0["message_contains"] as? [String] ?? [])
     }
 
-    static let benchFiles: [String] = {
-        let directory = shared.appendingPathComponent("bench")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.filter { $0.hasSuffix(".metal") }.sorted().map { "bench/" + $0 }
-    }()
+    static let benchFiles: [String] = RepositoryFiles.metalFiles(in: "bench")
 
     static func load(_ relative: String) -> [SourceFile] {
-        let url = shared.appendingPathComponent(relative)
-        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
-        return [SourceFile(name: url.lastPathComponent, text: text)]
+        [SourceFile(name: RepositoryFiles.url(relative).lastPathComponent, text: RepositoryFiles.text(relative))]
     }
 
     static func render(_ diagnostics: [Diagnostic]) -> String {

@@ -1,16 +1,12 @@
 import Foundation
+import KilnTestSupport
 import Testing
 @testable import KilnLanguage
 
-/// Compares `actual` with `Golden/<name>`; `KILN_UPDATE_GOLDEN=1` rewrites the file instead.
+/// Compares `actual` with `Golden/<name>` (see `Golden`).
 private func expectGolden(_ actual: String, _ name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
-    let url = FrontEndFixtures.testsDirectory.appendingPathComponent("Golden").appendingPathComponent(name)
-    if ProcessInfo.processInfo.environment["KILN_UPDATE_GOLDEN"] == "1" {
-        try? actual.write(to: url, atomically: true, encoding: .utf8)
-        return
-    }
-    let expected = (try? String(contentsOf: url, encoding: .utf8)) ?? "<missing golden file \(name)>"
-    #expect(actual == expected, "golden \(name) differs; run with KILN_UPDATE_GOLDEN=1 to regenerate", sourceLocation: sourceLocation)
+    let mismatch = Golden.mismatch(text: actual, at: FrontEndFixtures.testsDirectory.appendingPathComponent("Golden").appendingPathComponent(name))
+    #expect(mismatch == nil, "\(mismatch ?? "")", sourceLocation: sourceLocation)
 }
 
 private func location(_ line: Int, _ column: Int, offset: Int = 0) -> KilnLanguage.SourceLocation {
@@ -122,13 +118,13 @@ private func location(_ line: Int, _ column: Int, offset: Int = 0) -> KilnLangua
     }
 
     @Test func goldenMissingSemicolon() {
-        let rendered = DiagnosticRendererTests.render([FrontEndFixtures.load("conformance/errors/missing_semicolon.metal")])
+        let rendered = DiagnosticRendererTests.render([FrontEndFixtures.load("Tests/Conformance/errors/missing_semicolon.metal")])
         expectGolden(rendered.text, "missing_semicolon.txt")
         expectGolden(rendered.json, "missing_semicolon.json")
     }
 
     @Test func goldenUnsupportedTemplate() {
-        expectGolden(DiagnosticRendererTests.render([FrontEndFixtures.load("conformance/errors/unsupported_template.metal")]).text,
+        expectGolden(DiagnosticRendererTests.render([FrontEndFixtures.load("Tests/Conformance/errors/unsupported_template.metal")]).text,
                      "unsupported_template.txt")
     }
 

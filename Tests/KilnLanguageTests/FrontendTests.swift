@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import Testing
 @testable import KilnLanguage
 
@@ -95,9 +96,7 @@ import Testing
     }
 
     @Test func checkingIsFast() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/conformance/shaders/edge_glow.metal")
-        let files = [SourceFile(name: "edge_glow.metal", text: try String(contentsOf: url, encoding: .utf8))]
+        let files = [SourceFile(name: "edge_glow.metal", text: RepositoryFiles.text("Tests/Conformance/shaders/edge_glow.metal"))]
         let (unit, _) = Parser.parse(files: files, mainFile: 0)
         _ = Checker(files: files, limits: .default).check(unit)   // warm up static tables
         let runs = 200

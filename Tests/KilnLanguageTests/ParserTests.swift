@@ -5,21 +5,12 @@ import Testing
 
 /// Files and helpers shared by the front-end tests.
 enum FrontEndFixtures {
-    /// `/work/main/Tests/KilnLanguageTests` → `../shared` beside the package root.
+    /// This test target's folder (its `Golden/` files live here).
     static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    static let sharedDirectory = testsDirectory.deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared")
 
-    static func sharedFiles(_ directory: String) -> [String] {
-        let url = sharedDirectory.appendingPathComponent(directory)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-        return names.filter { $0.hasSuffix(".metal") }.sorted().map { "\(directory)/\($0)" }
-    }
-
+    /// A file of the repository (path relative to the package root) as a source file.
     static func load(_ relativePath: String) -> SourceFile {
-        let url = sharedDirectory.appendingPathComponent(relativePath)
-        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
-        return SourceFile(name: url.lastPathComponent, text: text)
+        SourceFile(name: RepositoryFiles.url(relativePath).lastPathComponent, text: RepositoryFiles.text(relativePath))
     }
 
     static func parse(_ text: String, name: String = "test.metal", limits: LanguageLimits = .default)
@@ -41,7 +32,7 @@ enum FrontEndFixtures {
 }
 
 @Suite struct ParserTests {
-    static let realShaders = FrontEndFixtures.sharedFiles("conformance/shaders") + FrontEndFixtures.sharedFiles("bench")
+    static let realShaders = RepositoryFiles.realShaders
 
     @Test func theRealShadersAreFound() {
         #expect(ParserTests.realShaders.count >= 29)
@@ -57,7 +48,7 @@ enum FrontEndFixtures {
     }
 
     @Test func missingSemicolonIsReportedAtTheEndOfThePreviousToken() {
-        let file = FrontEndFixtures.load("conformance/errors/missing_semicolon.metal")
+        let file = FrontEndFixtures.load("Tests/Conformance/errors/missing_semicolon.metal")
         let (unit, diagnostics) = Parser.parse(files: [file], mainFile: 0)
         #expect(diagnostics.count == 1)
         let error = diagnostics[0]
@@ -72,7 +63,7 @@ enum FrontEndFixtures {
     }
 
     @Test func templatesAreNotSupportedAndSkipped() {
-        let file = FrontEndFixtures.load("conformance/errors/unsupported_template.metal")
+        let file = FrontEndFixtures.load("Tests/Conformance/errors/unsupported_template.metal")
         let (unit, diagnostics) = Parser.parse(files: [file], mainFile: 0)
         #expect(diagnostics.count == 1)
         #expect(diagnostics.first?.range.start.line == 4)
@@ -84,7 +75,7 @@ enum FrontEndFixtures {
     @Test func otherConformanceErrorsParseCleanly() {
         for name in ["undeclared_identifier", "implicit_float4_to_half4", "recursion", "layer_not_second",
                      "no_matching_function", "duplicate_swizzle_write"] {
-            let file = FrontEndFixtures.load("conformance/errors/\(name).metal")
+            let file = FrontEndFixtures.load("Tests/Conformance/errors/\(name).metal")
             #expect(Parser.parse(files: [file], mainFile: 0).diagnostics.isEmpty, "\(name)")
         }
     }
@@ -297,7 +288,7 @@ enum FrontEndFixtures {
     }
 
     @Test func parsingIsFast() {
-        let file = FrontEndFixtures.load("conformance/shaders/doom_melt.metal")
+        let file = FrontEndFixtures.load("Tests/Conformance/shaders/doom_melt.metal")
         let clock = ContinuousClock()
         let elapsed = clock.measure {
             for _ in 0..<50 { _ = Parser.parse(files: [file], mainFile: 0) }

@@ -4,7 +4,7 @@ import KilnRender
 import KilnVM
 import Testing
 
-/// One positive case of `../shared/conformance/cases.json`.
+/// One positive case of `Tests/Conformance/cases.json`.
 struct ConformanceCase: CustomTestStringConvertible, Sendable {
     var id: String
     var file: String

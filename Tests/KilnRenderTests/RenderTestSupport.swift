@@ -3,13 +3,13 @@ import KilnBytecode
 import KilnCompiler
 import KilnLanguage
 import KilnRender
+import KilnTestSupport
 import KilnVM
 
-/// Paths of the repository and the shared material (`../shared` next to it).
+/// Paths of the repository: its root, the conformance set and where artifacts go.
 enum Paths {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let shared = repository.deletingLastPathComponent().appendingPathComponent("shared")
-    static let conformance = shared.appendingPathComponent("conformance")
+    static let repository = RepositoryFiles.root
+    static let conformance = RepositoryFiles.conformance
     /// Where failing image tests write what they saw: `$KILN_ARTIFACTS` or `.build/artifacts`.
     static let artifacts: URL = {
         if let path = ProcessInfo.processInfo.environment["KILN_ARTIFACTS"] { return URL(fileURLWithPath: path) }

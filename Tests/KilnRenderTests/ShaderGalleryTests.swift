@@ -3,6 +3,7 @@ import KilnBytecode
 import KilnCompiler
 import KilnLanguage
 import KilnRender
+import KilnTestSupport
 import KilnVM
 import Testing
 
@@ -77,24 +78,16 @@ import Testing
     func matchesItsGoldenImage(_ file: String, _ function: String) throws {
         let library = try Self.library(file)
         let actual = try Self.render(library, function)
-        let url = Self.goldenFolder.appendingPathComponent("\(function).png")
-        if ProcessInfo.processInfo.environment["KILN_UPDATE_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(at: Self.goldenFolder, withIntermediateDirectories: true)
-            try Data(try PNG.encode(actual)).write(to: url)
-            return
-        }
         // Golden PNGs hold the premultiplied bytes as they are, like the conformance references.
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            Issue.record("no golden image Golden/\(function).png; create it with KILN_UPDATE_GOLDEN=1")
-            return
-        }
-        let expected = try loadPNG(url)
-        if actual != expected {
+        let mismatch = Golden.mismatch(bytes: Data(try PNG.encode(actual)), at: Self.goldenFolder.appendingPathComponent("\(function).png")) { stored in
+            guard let expected = try? PNG.decode(Array(stored)) else { return "not a PNG" }
+            guard actual != expected else { return nil }
             let difference = ImageDifference(actual, expected)
             let folder = writeArtifacts("golden/\(function)", [
                 "actual.png": actual, "expected.png": expected, "diff.png": ImageDifference.heatMap(actual, expected),
             ])
-            Issue.record("\(function) differs from Golden/\(function).png by up to \(difference.maxAbs) levels; images in \(folder)")
+            return "up to \(difference.maxAbs) levels; images in \(folder)"
         }
+        #expect(mismatch == nil, "\(mismatch ?? "")")
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import KilnRender
 import KilnScene
+import KilnTestSupport
 import Testing
 
 /// Paths of the repository.
 enum ScenePaths {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = RepositoryFiles.root
     static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
     static let scenes = repository.appendingPathComponent("scenes")
     static let artifacts: URL = {
@@ -46,25 +47,18 @@ func pixel(_ image: RGBAImage, _ x: Int, _ y: Int) -> [UInt8] {
 /// one 8-bit level per channel; `KILN_UPDATE_GOLDEN=1` rewrites the file instead. A
 /// mismatch writes what was seen next to the artifacts.
 func expectGolden(_ image: RGBAImage, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let url = ScenePaths.golden.appendingPathComponent("\(name).png")
-    if ProcessInfo.processInfo.environment["KILN_UPDATE_GOLDEN"] == "1" {
-        try Data(try PNG.encode(image)).write(to: url)
-        return
-    }
-    guard let data = FileManager.default.contents(atPath: url.path) else {
-        Issue.record("missing golden image \(url.path) (run with KILN_UPDATE_GOLDEN=1)", sourceLocation: sourceLocation)
-        return
-    }
-    let expected = try PNG.decode(Array(data))
-    var worst = 0
-    if expected.width == image.width, expected.height == image.height {
-        for index in image.bytes.indices { worst = max(worst, abs(Int(image.bytes[index]) - Int(expected.bytes[index]))) }
-    } else {
-        worst = 255
-    }
-    if worst > 1 {
+    let mismatch = Golden.mismatch(bytes: Data(try PNG.encode(image)), at: ScenePaths.golden.appendingPathComponent("\(name).png")) { stored in
+        guard let expected = try? PNG.decode(Array(stored)) else { return "not a PNG" }
+        var worst = 0
+        if expected.width == image.width, expected.height == image.height {
+            for index in image.bytes.indices { worst = max(worst, abs(Int(image.bytes[index]) - Int(expected.bytes[index]))) }
+        } else {
+            worst = 255
+        }
+        guard worst > 1 else { return nil }
         try? FileManager.default.createDirectory(at: ScenePaths.artifacts, withIntermediateDirectories: true)
         try? Data(try PNG.encode(image)).write(to: ScenePaths.artifacts.appendingPathComponent("\(name).png"))
+        return "up to \(worst) levels (what was rendered is in \(ScenePaths.artifacts.path))"
     }
-    #expect(worst <= 1, "\(name) differs from its golden image by up to \(worst) levels", sourceLocation: sourceLocation)
+    #expect(mismatch == nil, "\(mismatch ?? "")", sourceLocation: sourceLocation)
 }

@@ -116,7 +116,7 @@ def test_page_end_to_end(browser):
 
         # 5. An uploaded PNG appears under the effect.
         before_upload = digest(browser)
-        browser.find_element(By.ID, "upload").send_keys(str(ROOT.parent / "shared" / "conformance" / "content" / "checker.png"))
+        browser.find_element(By.ID, "upload").send_keys(str(ROOT / "Tests" / "Conformance" / "content" / "checker.png"))
         wait_for(lambda: digest(browser)[2:] == [128, 128], message="a frame of the uploaded image's size")
         assert digest(browser)[0] != before_upload[0]
         browser.save_screenshot(str(ARTIFACTS / "5-upload.png"))

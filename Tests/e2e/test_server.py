@@ -178,7 +178,7 @@ def test_oversized_message_closes_with_1009_and_others_unaffected(server):
 
 
 def test_png_upload_is_used_as_content(server, wave_source):
-    png = (ROOT.parent / "shared" / "conformance" / "content" / "checker.png").read_bytes()
+    png = (ROOT / "Tests" / "Conformance" / "content" / "checker.png").read_bytes()
 
     async def go():
         async with websockets.connect(server.ws, max_size=None) as ws:

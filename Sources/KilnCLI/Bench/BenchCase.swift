@@ -1,4 +1,4 @@
-/// One case of `kiln bench`, as `../shared/bench/README.md` defines it.
+/// One case of `kiln bench`, as `bench/README.md` defines it.
 struct BenchCase: Sendable {
     /// The case name in tables and JSON (`wave`, `color`, `layer9`, `melt`, `loop`).
     var name: String

@@ -17,7 +17,7 @@ struct BenchCompileCommand: ParsableCommand {
     @Option(help: "Folder of example shaders (default: shaders/ in the package root).")
     var shadersDir: String?
 
-    @Option(help: "Folder of the benchmark shaders (default: ../shared/bench/ from the package root).")
+    @Option(help: "Folder of the benchmark shaders (default: bench/ in the package root).")
     var benchDir: String?
 
     @Option(help: "Compiles per file; the median is reported.")
@@ -32,7 +32,7 @@ struct BenchCompileCommand: ParsableCommand {
 
     func run() throws {
         let folders = [shadersDir ?? ProjectPaths.resolve("shaders"),
-                       benchDir ?? ProjectPaths.resolve("../shared/bench")]
+                       benchDir ?? ProjectPaths.resolve("bench")]
         var paths: [String] = []
         for folder in folders {
             let files = ProjectPaths.shaderFiles(in: folder)

@@ -6,7 +6,7 @@ import KilnLanguage
 import KilnVM
 
 /// `kiln bench [--json] [--seconds 2] [--sizes 512,1024]`: the five cases of
-/// `../shared/bench/README.md`.
+/// `bench/README.md`.
 ///
 /// For every size and case:
 /// - **VM Mpix/s**: the compiled shader rendered again and again into an RGBA8
@@ -38,7 +38,7 @@ struct BenchThroughputCommand: ParsableCommand {
     @Option(help: "Worker threads (default: the number of cores).")
     var threads: Int?
 
-    @Option(help: "Folder of the benchmark shaders (default: ../shared/bench/ from the package root).")
+    @Option(help: "Folder of the benchmark shaders (default: bench/ in the package root).")
     var benchDir: String?
 
     @Option(help: "Only these cases, comma-separated (wave, color, layer9, melt, loop).")
@@ -92,7 +92,7 @@ struct BenchThroughputCommand: ParsableCommand {
     }
 
     func run() throws {
-        let folder = benchDir ?? ProjectPaths.resolve("../shared/bench")
+        let folder = benchDir ?? ProjectPaths.resolve("bench")
         let workerCount = threads ?? ProcessInfo.processInfo.activeProcessorCount
         let renderer = FrameRenderer(threads: workerCount)
         let console = Console.current

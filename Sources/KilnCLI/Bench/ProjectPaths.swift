@@ -1,7 +1,7 @@
 import Foundation
 
 /// Finds the package root (the folder with `Package.swift` and `shaders/`), so the
-/// benchmarks find `shaders/` and `../shared/bench/` wherever `kiln` is started from.
+/// benchmarks find `shaders/` and `bench/` wherever `kiln` is started from.
 enum ProjectPaths {
     /// The package root: the current folder or one of its parents, else the folder the
     /// executable was built into (`<root>/.build/<config>/kiln`) or one of its parents.
