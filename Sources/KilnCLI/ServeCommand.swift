@@ -30,7 +30,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Largest preview side a client may ask for (at most 4096).") var maxPreviewSide = 2048
     @Option(help: "Frame rate used when a client names none.") var defaultFps = 30.0
     @Option(help: "Highest frame rate a client may ask for.") var maxFps = 60.0
-    @Option(help: "Compiles per second per connection.") var compilesPerSecond = 20.0
+    @Option(help: "Compiles per second per connection; edits beyond it are coalesced (the newest waits, older ones are superseded).") var compilesPerSecond = 20.0
+    @Option(help: "Bytes queued for one connection: frames past it are skipped, a reply past it closes a client that stopped reading (1008).") var maxQueuedBytes = 64 << 20
     @Option(help: "Compiled libraries kept in the cache.") var cacheEntries = 256
     @Option(help: "Frames per session rendering or queued before frames are skipped.") var maxFramesInFlight = 2
     @Option(help: "Seconds of silence before a client is pinged.") var pingInterval = 30
@@ -44,7 +45,8 @@ struct ServeCommand: ParsableCommand {
         guard (1...ServerSettings.absoluteMaxPreviewSide).contains(maxPreviewSide) else {
             throw ValidationError("--max-preview-side must be 1...\(ServerSettings.absoluteMaxPreviewSide)")
         }
-        guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, cacheEntries > 0 else {
+        guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, cacheEntries > 0, maxQueuedBytes > 0,
+              compilesPerSecond > 0, compilesPerSecond.isFinite else {
             throw ValidationError("limits must be positive")
         }
     }
@@ -57,6 +59,7 @@ struct ServeCommand: ParsableCommand {
         settings.transport.tlsPrivateKeyPath = tlsKey
         settings.transport.maxMessageBytes = maxMessageBytes
         settings.transport.maxConnections = maxConnections
+        settings.transport.maxQueuedBytes = maxQueuedBytes
         settings.transport.pingIntervalSeconds = pingInterval
         settings.transport.idleTimeoutSeconds = idleTimeout
         settings.transport.libraryLogging = verbose

@@ -11,10 +11,29 @@
 /// `format` 0 = RGBA8 premultiplied (width × height × 4 bytes, row 0 at the top),
 /// 1 = PNG (straight alpha). Libraries start with "KILNLIB\0" instead, so a client can
 /// tell the two binary messages apart by their first bytes.
+///
+/// `Field` is the one definition of the layout: the writer and reader here use it, and a
+/// test checks the browser's reader (`public/frames.js`) and docs/protocol.md against it.
 public struct FrameHeader: Equatable, Sendable {
     public static let magic: [UInt8] = Array("KLNF".utf8)
     public static let byteCount = 32
     public static let version: UInt8 = 1
+
+    /// The header's fields by byte offset, in order.
+    public enum Field: Int, CaseIterable, Sendable {
+        case magic = 0
+        case version = 4
+        case format = 5
+        case flags = 6
+        case sequence = 8
+        case time = 12
+        case width = 20
+        case height = 24
+        case renderMicroseconds = 28
+
+        /// The field's byte offset.
+        public var offset: Int { rawValue }
+    }
 
     public enum Format: UInt8, Sendable {
         case rgba8 = 0
@@ -37,29 +56,32 @@ public struct FrameHeader: Equatable, Sendable {
         self.renderMicroseconds = renderMicroseconds
     }
 
-    /// The header bytes.
+    /// The header bytes (flags are 0).
     public var bytes: [UInt8] {
-        var out = Self.magic
-        out.append(Self.version)
-        out.append(format.rawValue)
-        out.append(contentsOf: [0, 0])
-        func append32(_ value: UInt32) { for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) } }
-        append32(sequence)
-        let bits = time.bitPattern
-        for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        append32(width)
-        append32(height)
-        append32(renderMicroseconds)
+        var out = [UInt8](repeating: 0, count: Self.byteCount)
+        func put(_ value: UInt64, _ field: Field, bytes count: Int) {
+            for index in 0..<count { out[field.offset + index] = UInt8(truncatingIfNeeded: value >> UInt64(8 * index)) }
+        }
+        out.replaceSubrange(Field.magic.offset..<Field.magic.offset + 4, with: Self.magic)
+        out[Field.version.offset] = Self.version
+        out[Field.format.offset] = format.rawValue
+        put(UInt64(sequence), .sequence, bytes: 4)
+        put(time.bitPattern, .time, bytes: 8)
+        put(UInt64(width), .width, bytes: 4)
+        put(UInt64(height), .height, bytes: 4)
+        put(UInt64(renderMicroseconds), .renderMicroseconds, bytes: 4)
         return out
     }
 
     /// Parses a header (for clients and tests); nil when the bytes are not a frame.
     public init?(bytes: [UInt8]) {
-        guard bytes.count >= Self.byteCount, Array(bytes[0..<4]) == Self.magic, bytes[4] == Self.version,
-              let format = Format(rawValue: bytes[5]) else { return nil }
-        func read32(_ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << UInt32(8 * $1) } }
-        let bits = (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[12 + $1]) << UInt64(8 * $1) }
-        self.init(format: format, sequence: read32(8), time: Double(bitPattern: bits), width: read32(20),
-                  height: read32(24), renderMicroseconds: read32(28))
+        guard bytes.count >= Self.byteCount, Array(bytes[0..<4]) == Self.magic, bytes[Field.version.offset] == Self.version,
+              let format = Format(rawValue: bytes[Field.format.offset]) else { return nil }
+        func read(_ field: Field, bytes count: Int) -> UInt64 {
+            (0..<count).reduce(UInt64(0)) { $0 | UInt64(bytes[field.offset + $1]) << UInt64(8 * $1) }
+        }
+        self.init(format: format, sequence: UInt32(read(.sequence, bytes: 4)), time: Double(bitPattern: read(.time, bytes: 8)),
+                  width: UInt32(read(.width, bytes: 4)), height: UInt32(read(.height, bytes: 4)),
+                  renderMicroseconds: UInt32(read(.renderMicroseconds, bytes: 4)))
     }
 }

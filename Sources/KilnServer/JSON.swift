@@ -1,13 +1,7 @@
 import Foundation
 
-/// Small helpers over Foundation's JSONSerialization (text out: `JSONText.serialize`): the protocol's messages are few and
-/// loosely shaped, and a typed Codable layer would only restate docs/protocol.md.
+/// Argument values in JSON messages (decoded by `ClientRequest.decode`).
 enum JSON {
-    /// Parses a JSON object; nil if the text is not one.
-    static func object(_ text: String) -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
-    }
-
     /// Numbers from a JSON value: `1.5`, `[1, 2]`, or `"0.2,0.4,1,1"` / `"#rrggbbaa"`.
     static func floats(_ value: Any?) -> [Float]? {
         switch value {

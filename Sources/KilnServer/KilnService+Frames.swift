@@ -68,7 +68,7 @@ extension KilnService {
         // A frame of a new edit does not wait for frames of the old library: those are
         // dropped when they finish, so order is kept.
         let staleOnly = session.renderingGeneration != session.generation
-        let inFlight = session.rendering + session.connection.queuedMessageCount
+        let inFlight = session.rendering + session.sink.queuedFrames
         guard session.rendering == 0 || staleOnly, inFlight < settings.maxFramesInFlight || staleOnly else {
             metrics.increment("kiln_frames_dropped_total")
             session.nextFrameDue = max(session.nextFrameDue + interval, now)
@@ -108,12 +108,12 @@ extension KilnService {
             wakeScheduler()
         }
         session.lock.lock()
-        let current = session.generation == generation && session.connection.isOpen
+        let current = session.generation == generation && session.sink.isOpen
         session.lock.unlock()
         guard current else { return }
         do {
-            let content = try resolveContent(preview.contentName, slot: "content", session: session, preview: preview)
-            let content2 = try preview.content2Name.map { try resolveContent($0, slot: "content2", session: session, preview: preview) }
+            let content = try resolveContent(preview.contentName, slot: .content, session: session, preview: preview)
+            let content2 = try preview.content2Name.map { try resolveContent($0, slot: .content2, session: session, preview: preview) }
             let started = monotonicSeconds()
             let request = PreviewRequest(library: library, function: preview.function, width: preview.width,
                                          height: preview.height, content: content, content2: content2,
@@ -130,14 +130,18 @@ extension KilnService {
             let stillCurrent = session.generation == generation
             session.lock.unlock()
             guard stillCurrent else { return }
-            if session.connection.send(.binary(header.bytes + payload)) { metrics.increment("kiln_frames_sent_total") }
+            if session.sink.send(.frame(header, payload, droppable: true)) {
+                metrics.increment("kiln_frames_sent_total")
+            } else {
+                metrics.increment("kiln_frames_dropped_total")
+            }
         } catch {
             metrics.increment("kiln_renders_failed_total")
             session.lock.lock()
             session.renderFailed = true
             let id = preview.requestID
             session.lock.unlock()
-            sendError(session, id: id, code: "render_failed", "\(error)")
+            sendError(session, id: id, ProtocolError(.renderFailed, "\(error)"))
         }
     }
 
@@ -163,12 +167,12 @@ extension KilnService {
 
     /// `upload` means the client's uploaded image for the slot; anything else is a built-in
     /// generated at the preview size (cached per session).
-    private func resolveContent(_ name: String, slot: String, session: LiveSession, preview: PreviewSettings) throws -> PreviewContent {
+    private func resolveContent(_ name: String, slot: ContentSlot, session: LiveSession, preview: PreviewSettings) throws -> PreviewContent {
         session.lock.lock()
         if name == "upload" {
             let upload = session.uploads[slot]
             session.lock.unlock()
-            guard let upload else { throw ContentError(message: "no uploaded image for \(slot) yet: send content.upload first") }
+            guard let upload else { throw ContentError(message: "no uploaded image for \(slot.rawValue) yet: send content.upload first") }
             return upload
         }
         let key = "\(name)@\(preview.width)x\(preview.height)"

@@ -87,7 +87,7 @@ extension KilnService {
         let query = request.query
         var width = settings.defaultPreviewSize, height = settings.defaultPreviewSize
         if let size = query["size"] {
-            guard let parsed = parseSize(size) else { return .text(400, "size must be WIDTHxHEIGHT\n") }
+            guard let parsed = parsePreviewSize(size) else { return .text(400, "size must be WIDTHxHEIGHT\n") }
             (width, height) = parsed
         }
         guard width <= settings.maxPreviewSide, height <= settings.maxPreviewSide else {

@@ -2,189 +2,155 @@ import Foundation
 import KilnBytecode
 import KilnCompiler
 import KilnLanguage
-import KilnWebSockets
 
-/// The live protocol's client messages (docs/protocol.md). Everything here runs on the
-/// service thread: parse, validate, update session state, enqueue work.
+/// The live protocol's session logic (docs/protocol.md): one decoded `ClientMessage` in,
+/// session state updated, work enqueued, replies out through the session's sink. Runs on
+/// the service thread (or a test's), so nothing here compiles or renders.
 extension KilnService {
-    func handleText(_ text: String, session: LiveSession) {
-        guard text.first(where: { !$0.isWhitespace }) == "{" else {
-            // The seed client: raw shader source in, library (or diagnostics) out.
-            compile([SourceFile(name: "shader.metal", text: text)], session: session, id: nil, seed: true)
+    func handle(_ decoded: Result<ClientRequest, RequestFailure>, session: LiveSession) {
+        let request: ClientRequest
+        switch decoded {
+        case .success(let value): request = value
+        case .failure(let failure):
+            sendError(session, id: failure.id, failure.error)
             return
         }
-        guard let message = JSON.object(text) else {
-            sendError(session, id: nil, code: "bad_json", "message is not a JSON object")
-            return
-        }
-        let id = message["id"]
-        guard let type = message["type"] as? String else {
-            sendError(session, id: id, code: "bad_request", "message has no \"type\"")
-            return
-        }
-        switch type {
-        case "compile": handleCompile(message, session: session, id: id)
-        case "preview.start": handlePreview(message, session: session, id: id, start: true)
-        case "preview.update": handlePreview(message, session: session, id: id, start: false)
-        case "preview.stop": handleStop(session: session, id: id)
-        case "clock": handleClock(message, session: session, id: id)
-        case "content.upload": handleUploadRequest(message, session: session, id: id)
-        case "ping": send(session, ["type": "pong", "id": id ?? NSNull()])
-        case "scene.set", "layer.add", "layer.update", "layer.remove": _ = handleSceneMessage(type, message, session: session, id: id)
-        default: sendError(session, id: id, code: "unknown_type", "unknown message type \"\(type)\"")
-        }
-    }
-
-    func handleBinary(_ bytes: [UInt8], session: LiveSession) {
-        guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) else {
-            sendError(session, id: nil, code: "bad_request", "binary messages must be PNG content uploads")
-            return
-        }
-        session.lock.lock()
-        let slot = session.pendingUploadSlot
-        let id = session.pendingUploadID
-        session.pendingUploadSlot = "content"
-        session.pendingUploadID = nil
-        session.lock.unlock()
-        let maxSide = settings.maxUploadSide
-        workers.submit(.urgent) { [self] in
-            do {
-                let content = try renderer.decodeContent(png: bytes, maxSide: maxSide)
-                session.lock.lock()
-                session.uploads[slot] = content
-                if slot == "content" { session.preview?.contentName = "upload" } else { session.preview?.content2Name = "upload" }
-                session.renderFailed = false
-                session.nextFrameDue = 0
-                session.lock.unlock()
-                wakeScheduler()
-                send(session, ["type": "content.uploaded", "id": id ?? NSNull(), "slot": slot,
-                               "width": content.width, "height": content.height])
-            } catch {
-                sendError(session, id: id, code: "bad_image", "\(error)")
-            }
+        let id = request.id
+        switch request.message {
+        case .compile(let files): requestCompile(PendingCompile(files: files, id: id, seed: false), session: session)
+        case .seedCompile(let file): requestCompile(PendingCompile(files: [file], id: nil, seed: true), session: session)
+        case .previewStart(let change): changePreview(change, session: session, id: id, start: true)
+        case .previewUpdate(let change): changePreview(change, session: session, id: id, start: false)
+        case .previewStop:
+            session.lock.lock()
+            session.preview = nil
+            session.lock.unlock()
+            send(session, .previewStopped(id: id))
+        case .clock(let action): changeClock(action, session: session, id: id)
+        case .contentUpload(let slot, let png):
+            session.lock.lock()
+            session.pendingUploadSlot = slot
+            session.pendingUploadID = id
+            session.lock.unlock()
+            if let png { upload(png, session: session) }
+        case .uploadBytes(let png): upload(png, session: session)
+        case .ping: send(session, .pong(id: id))
+        case .scene(let edit): enqueueSceneEdit(edit, session: session, id: id)
         }
     }
 
     // MARK: compile
 
-    private func handleCompile(_ message: [String: Any], session: LiveSession, id: Any?) {
-        var files: [SourceFile] = []
-        if let source = message["source"] as? String {
-            files.append(SourceFile(name: (message["name"] as? String) ?? "shader.metal", text: source))
-        }
-        if let extra = message["files"] as? [[String: Any]] {
-            for file in extra {
-                guard let name = file["name"] as? String, let text = file["text"] as? String else {
-                    sendError(session, id: id, code: "bad_request", "each of \"files\" needs \"name\" and \"text\"")
-                    return
-                }
-                files.append(SourceFile(name: name, text: text))
-            }
-        }
-        guard !files.isEmpty else {
-            sendError(session, id: id, code: "bad_request", "compile needs \"source\" or \"files\"")
+    /// Compiles now when the session's budget (`compilesPerSecond`) allows; otherwise the
+    /// request waits as the session's pending compile, replacing (and answering
+    /// `superseded` to) any older one, and is compiled as soon as a token is available.
+    /// A burst of edits therefore always ends with the last edit compiled, at most
+    /// 1/rate seconds after it arrived.
+    func requestCompile(_ request: PendingCompile, session: LiveSession) {
+        let rate = settings.compilesPerSecond
+        session.lock.lock()
+        let wait = session.refillCompileTokens(rate: rate, now: monotonicSeconds())
+        if wait == 0, session.pendingCompile == nil {
+            session.compileTokens -= 1
+            session.compileSequence += 1
+            let sequence = session.compileSequence
+            session.lock.unlock()
+            submitCompile(request, sequence: sequence, session: session)
             return
         }
-        compile(files, session: session, id: id, seed: false)
+        let replaced = session.pendingCompile
+        session.pendingCompile = request
+        let arm = !session.compileTimerArmed
+        session.compileTimerArmed = true
+        session.lock.unlock()
+        if let replaced {
+            metrics.increment("kiln_compiles_superseded_total")
+            send(session, .superseded(id: replaced.id))
+        }
+        if arm { schedulePendingCompile(session, after: wait) }
     }
 
-    func compile(_ files: [SourceFile], session: LiveSession, id: Any?, seed: Bool) {
-        guard session.takeCompileToken(rate: settings.compilesPerSecond, now: monotonicSeconds()) else {
-            sendError(session, id: id, code: "rate_limited",
-                      "more than compilesPerSecond = \(settings.compilesPerSecond) compiles per second")
-            return
+    /// Wakes after `seconds` to compile the session's pending request, or waits again if
+    /// the budget still has no token (the rate may have been spent meanwhile).
+    private func schedulePendingCompile(_ session: LiveSession, after seconds: Double) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + max(0.001, seconds)) { [weak self, weak session] in
+            guard let self, let session else { return }
+            session.lock.lock()
+            let wait = session.refillCompileTokens(rate: settings.compilesPerSecond, now: monotonicSeconds())
+            guard let request = session.pendingCompile, session.sink.isOpen else {
+                session.pendingCompile = nil
+                session.compileTimerArmed = false
+                session.lock.unlock()
+                return
+            }
+            guard wait == 0 else {
+                session.lock.unlock()
+                schedulePendingCompile(session, after: wait)
+                return
+            }
+            session.compileTokens -= 1
+            session.pendingCompile = nil
+            session.compileTimerArmed = false
+            session.compileSequence += 1
+            let sequence = session.compileSequence
+            session.lock.unlock()
+            submitCompile(request, sequence: sequence, session: session)
         }
+    }
+
+    private func submitCompile(_ request: PendingCompile, sequence: Int, session: LiveSession) {
         workers.submit(.urgent) { [self] in
-            let (shader, hit) = cache.compile(files)
+            guard session.sink.isOpen else { return }
+            let (shader, hit) = cache.compile(request.files)
             metrics.increment("kiln_compiles_total")
             if hit { metrics.increment("kiln_compile_cache_hits_total") }
             if !shader.succeeded { metrics.increment("kiln_compile_errors_total") }
             if shader.succeeded {
                 session.lock.lock()
-                session.shader = shader
-                session.generation += 1
-                session.renderFailed = false
-                session.nextFrameDue = 0
+                // Compiles run side by side: an older one finishing late must not
+                // replace the library of a newer one.
+                if sequence > session.installedCompileSequence {
+                    session.installedCompileSequence = sequence
+                    session.shader = shader
+                    session.generation += 1
+                    session.renderFailed = false
+                    session.nextFrameDue = 0
+                }
                 session.lock.unlock()
                 wakeScheduler()
             }
-            if seed {
-                if let bytes = shader.libraryBytes {
-                    session.connection.send(.binary(bytes))
-                } else {
-                    var object = CompileReport.object(result: shader.result, libraryBytes: shader.libraryBytes)
-                    object["type"] = "compiled"
-                    send(session, object)
-                }
+            let report = CompileReport.object(result: shader.result, libraryBytes: shader.libraryBytes)
+            if request.seed {
+                // The seed client gets the library alone, or the diagnostics.
+                if let bytes = shader.libraryBytes { session.sink.send(.library(bytes)) } else { send(session, .compiled(id: nil, report: report, cached: nil)) }
                 return
             }
-            var object = CompileReport.object(result: shader.result, libraryBytes: shader.libraryBytes)
-            object["type"] = "compiled"
-            object["cached"] = hit
-            if let id { object["id"] = id }
-            send(session, object)
-            if let bytes = shader.libraryBytes { session.connection.send(.binary(bytes)) }
+            send(session, .compiled(id: request.id, report: report, cached: hit))
+            if let bytes = shader.libraryBytes { session.sink.send(.library(bytes)) }
         }
     }
 
     // MARK: preview
 
-    private func handlePreview(_ message: [String: Any], session: LiveSession, id: Any?, start: Bool) {
+    private func changePreview(_ change: PreviewChange, session: LiveSession, id: RequestID?, start: Bool) {
         session.lock.lock()
         defer { session.lock.unlock() }
         guard start || session.preview != nil else {
-            sendError(session, id: id, code: "no_preview", "preview.update before preview.start")
+            sendError(session, id: id, ProtocolError(.noPreview, "preview.update before preview.start"))
             return
         }
         var preview = session.preview ?? PreviewSettings(
             function: "", width: settings.defaultPreviewSize, height: settings.defaultPreviewSize,
-            contentName: session.uploads["content"] != nil ? "upload" : "rainbow",
-            content2Name: session.uploads["content2"] != nil ? "upload" : "checker", arguments: [:], fps: settings.defaultFPS,
+            contentName: session.uploads[.content] != nil ? "upload" : "rainbow",
+            content2Name: session.uploads[.content2] != nil ? "upload" : "checker", arguments: [:], fps: settings.defaultFPS,
             format: .rgba8, requestID: id)
-        if let function = message["function"] as? String { preview.function = function }
-        if let size = message["size"] {
-            guard let (width, height) = parseSize(size) else {
-                sendError(session, id: id, code: "bad_request", "size must be [width, height] or \"WxH\"")
-                return
-            }
-            guard width <= settings.maxPreviewSide, height <= settings.maxPreviewSide else {
-                sendError(session, id: id, code: "too_large",
-                          "preview \(width)x\(height) exceeds maxPreviewSide = \(settings.maxPreviewSide)")
-                return
-            }
-            preview.width = width
-            preview.height = height
-        }
-        if let content = message["content"] as? String { preview.contentName = content }
-        if let content2 = message["content2"] as? String { preview.content2Name = content2 }
-        if let fps = message["fps"] {
-            guard let value = (fps as? NSNumber)?.doubleValue, value > 0, value.isFinite else {
-                sendError(session, id: id, code: "bad_request", "fps must be a positive number")
-                return
-            }
-            preview.fps = min(value, settings.maxFPS)
-        }
-        if let format = message["format"] as? String {
-            guard let parsed = ["rgba8": FrameHeader.Format.rgba8, "png": .png][format] else {
-                sendError(session, id: id, code: "bad_request", "format must be \"rgba8\" or \"png\"")
-                return
-            }
-            preview.format = parsed
-        }
-        if let arguments = message["args"] {
-            guard let dictionary = arguments as? [String: Any] else {
-                sendError(session, id: id, code: "bad_request", "args must be an object of name: value")
-                return
-            }
-            for (name, value) in dictionary {
-                if value is NSNull { preview.arguments[name] = nil; continue }
-                guard let floats = JSON.floats(value) else {
-                    sendError(session, id: id, code: "bad_request", "argument \"\(name)\" must be a number, an array of numbers or a color")
-                    return
-                }
-                preview.arguments[name] = floats
-            }
-        }
+        if let function = change.function { preview.function = function }
+        if let size = change.size { (preview.width, preview.height) = size }
+        if let content = change.content { preview.contentName = content }
+        if let content2 = change.content2 { preview.content2Name = content2 }
+        if let fps = change.fps { preview.fps = fps }
+        if let format = change.format { preview.format = format }
+        for (name, value) in change.arguments { preview.arguments[name] = value }
         if start { preview.requestID = id }
         if preview.function.isEmpty, let first = session.shader?.result.library?.functions.first(where: { $0.kind != .vertex }) {
             preview.function = first.name
@@ -193,76 +159,58 @@ extension KilnService {
         session.preview = preview
         session.renderFailed = false
         session.nextFrameDue = 0
-        if start { send(session, ["type": "preview.started", "id": id ?? NSNull(), "function": preview.function,
-                                  "size": [preview.width, preview.height], "fps": preview.fps]) }
+        if start {
+            send(session, .previewStarted(id: id, function: preview.function, width: preview.width, height: preview.height, fps: preview.fps))
+        }
         wakeScheduler()
     }
 
-    private func handleStop(session: LiveSession, id: Any?) {
-        session.lock.lock()
-        session.preview = nil
-        session.lock.unlock()
-        send(session, ["type": "preview.stopped", "id": id ?? NSNull()])
-    }
-
-    private func handleClock(_ message: [String: Any], session: LiveSession, id: Any?) {
+    private func changeClock(_ action: ClockAction, session: LiveSession, id: RequestID?) {
         let now = monotonicSeconds()
         session.lock.lock()
         session.clock.rebase(at: now)
-        var problem: String?
-        switch message["action"] as? String {
-        case "play": session.clock.playing = true
-        case "pause": session.clock.playing = false
-        case "seek":
-            if let time = (message["time"] as? NSNumber)?.doubleValue, time.isFinite { session.clock.base = time } else { problem = "seek needs a finite \"time\"" }
-        case "speed":
-            if let speed = (message["speed"] as? NSNumber)?.doubleValue, speed.isFinite, abs(speed) <= 100 { session.clock.speed = speed } else { problem = "speed must be a number in -100...100" }
-        default: problem = "clock action must be play, pause, seek or speed"
+        switch action {
+        case .play: session.clock.playing = true
+        case .pause: session.clock.playing = false
+        case .seek(let time): session.clock.base = time
+        case .speed(let speed): session.clock.speed = speed
         }
         let time = session.clock.time(at: now)
         let playing = session.clock.playing
         session.nextFrameDue = 0
         session.lock.unlock()
-        if let problem { sendError(session, id: id, code: "bad_request", problem); return }
-        send(session, ["type": "clock", "id": id ?? NSNull(), "time": time, "playing": playing])
+        send(session, .clock(id: id, time: time, playing: playing))
         wakeScheduler()
     }
 
-    private func handleUploadRequest(_ message: [String: Any], session: LiveSession, id: Any?) {
-        let slot = (message["slot"] as? String) ?? "content"
-        guard slot == "content" || slot == "content2" else {
-            sendError(session, id: id, code: "bad_request", "slot must be \"content\" or \"content2\"")
-            return
-        }
-        if let base64 = message["png"] as? String {
-            guard let data = Data(base64Encoded: base64) else {
-                sendError(session, id: id, code: "bad_request", "png must be base64")
-                return
-            }
-            session.lock.lock()
-            session.pendingUploadSlot = slot
-            session.pendingUploadID = id
-            session.lock.unlock()
-            handleBinary(Array(data), session: session)
-            return
-        }
-        session.lock.lock()
-        session.pendingUploadSlot = slot
-        session.pendingUploadID = id
-        session.lock.unlock()
-    }
+    // MARK: content
 
-    func parseSize(_ value: Any) -> (Int, Int)? {
-        var width = 0, height = 0
-        if let pair = value as? [Any], pair.count == 2, let w = (pair[0] as? NSNumber)?.intValue, let h = (pair[1] as? NSNumber)?.intValue {
-            width = w; height = h
-        } else if let text = value as? String {
-            let parts = text.lowercased().split(separator: "x")
-            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else { return nil }
-            width = w; height = h
-        } else {
-            return nil
+    /// Decodes an uploaded PNG on a worker into the pending slot and points the preview at it.
+    private func upload(_ png: [UInt8], session: LiveSession) {
+        session.lock.lock()
+        let slot = session.pendingUploadSlot
+        let id = session.pendingUploadID
+        session.pendingUploadSlot = .content
+        session.pendingUploadID = nil
+        session.lock.unlock()
+        let maxSide = settings.maxUploadSide
+        workers.submit(.urgent) { [self] in
+            do {
+                let content = try renderer.decodeContent(png: png, maxSide: maxSide)
+                session.lock.lock()
+                session.uploads[slot] = content
+                switch slot {
+                case .content: session.preview?.contentName = "upload"
+                case .content2: session.preview?.content2Name = "upload"
+                }
+                session.renderFailed = false
+                session.nextFrameDue = 0
+                session.lock.unlock()
+                wakeScheduler()
+                send(session, .contentUploaded(id: id, slot: slot, width: content.width, height: content.height))
+            } catch {
+                sendError(session, id: id, ProtocolError(.badImage, "\(error)"))
+            }
         }
-        return width > 0 && height > 0 ? (width, height) : nil
     }
 }

@@ -11,21 +11,19 @@ import KilnWebSockets
 /// layers whose inputs changed, and sent as a binary frame followed by `scene.rendered`
 /// (`drawn`: the layer ids drawn for it, `renderMicroseconds`).
 extension KilnService {
-    /// Routes a scene message; false when `type` is not one. Decoding and checking a
-    /// document (up to `maxMessageBytes` of JSON) happens on a worker, not the service
-    /// thread; a session's edits are applied one at a time, in the order they arrived.
-    func handleSceneMessage(_ type: String, _ message: [String: Any], session: LiveSession, id: Any?) -> Bool {
-        guard ["scene.set", "layer.add", "layer.update", "layer.remove"].contains(type) else { return false }
+    /// Queues a scene edit. Decoding and checking a document (up to `maxMessageBytes` of
+    /// JSON) happens on a worker, not the service thread; a session's edits are applied
+    /// one at a time, in the order they arrived.
+    func enqueueSceneEdit(_ edit: SceneEdit, session: LiveSession, id: RequestID?) {
         let state = sceneState(of: session)
         state.lock.lock()
-        state.pendingEdits.append((type, message, id))
+        state.pendingEdits.append((edit, id))
         let startWorker = !state.applyingEdits
         state.applyingEdits = true
         state.lock.unlock()
         if startWorker {
             workers.submit(.urgent) { [self] in applyPendingEdits(state, session: session) }
         }
-        return true
     }
 
     /// Applies the session's queued edits in order, then asks for a frame of the result.
@@ -37,21 +35,21 @@ extension KilnService {
                 state.lock.unlock()
                 return
             }
-            let (type, message, id) = state.pendingEdits.removeFirst()
+            let (edit, id) = state.pendingEdits.removeFirst()
             let current = state.document
             state.lock.unlock()
             let next: SceneDocument
             do {
-                next = try Self.applySceneMessage(type, message, to: current)
+                next = try Self.apply(edit, to: current)
             } catch let error as SceneError {
-                sendSceneError(session, id: id, error)
+                sendError(session, id: id, ProtocolError(error))
                 continue
             } catch {
-                sendError(session, id: id, code: "bad_request", "\(error)")
+                sendError(session, id: id, ProtocolError(.badRequest, "\(error)"))
                 continue
             }
             guard next.width <= settings.maxPreviewSide, next.height <= settings.maxPreviewSide else {
-                sendError(session, id: id, code: "too_large", "scene size \(next.width)x\(next.height) exceeds maxPreviewSide = \(settings.maxPreviewSide)")
+                sendError(session, id: id, ProtocolError(.tooLarge, "scene size \(next.width)x\(next.height) exceeds maxPreviewSide = \(settings.maxPreviewSide)"))
                 continue
             }
             state.lock.lock()
@@ -59,56 +57,32 @@ extension KilnService {
             state.version += 1
             let version = state.version
             state.lock.unlock()
-            let format: FrameHeader.Format = (message["format"] as? String) == "rgba8" ? .rgba8 : .png
+            let format = edit.format
             workers.submit(.normal) { [self] in renderScene(state, version: version, session: session, id: id, format: format) }
         }
     }
 
-    /// The document after one message.
-    static func applySceneMessage(_ type: String, _ message: [String: Any], to current: SceneDocument?) throws -> SceneDocument {
+    /// The document after one edit.
+    static func apply(_ edit: SceneEdit, to current: SceneDocument?) throws -> SceneDocument {
         func bytes(_ value: Any?, _ name: String) throws -> [UInt8] {
             guard let value, JSONSerialization.isValidJSONObject(value) else {
                 throw SceneError(path: name, "expected an object")
             }
             return Array(try JSONSerialization.data(withJSONObject: value))
         }
-        if type == "scene.set" { return try SceneDocument.decode(try bytes(message["scene"], "scene")) }
+        if case .set = edit.kind { return try SceneDocument.decode(try bytes(edit.document, "scene")) }
         guard let current else { throw SceneError(path: "", "no scene yet: send scene.set first") }
-        switch type {
-        case "layer.add":
-            let placement: SceneDocument.Placement
-            if let above = message["above"] as? String {
-                placement = .above(above)
-            } else if let below = message["below"] as? String {
-                placement = .below(below)
-            } else if let slotName = message["slot"] as? String {
-                guard let slot = SceneLayer.Slot(rawValue: slotName) else {
-                    throw SceneError(path: "slot", "expected \"bottom\", \"middle\" or \"top\", got \"\(slotName)\"")
-                }
-                placement = .slot(slot)
-            } else {
-                placement = .top
-            }
-            return try current.addingLayer(try bytes(message["layer"], "layer"), placement: placement)
-        case "layer.update":
-            guard let layer = message["layer"] as? String else { throw SceneError(path: "layer", "expected the layer id") }
-            return try current.updatingLayer(layer, properties: try bytes(message["properties"] ?? [:], "properties"))
-        default:
-            guard let layer = message["layer"] as? String else { throw SceneError(path: "layer", "expected the layer id") }
-            return try current.removingLayer(layer)
+        switch edit.kind {
+        case .set: return current
+        case .addLayer(let placement): return try current.addingLayer(try bytes(edit.document, "layer"), placement: placement)
+        case .updateLayer(let layer): return try current.updatingLayer(layer, properties: try bytes(edit.document, "properties"))
+        case .removeLayer(let layer): return try current.removingLayer(layer)
         }
-    }
-
-    private func sendSceneError(_ session: LiveSession, id: Any?, _ error: SceneError) {
-        metrics.increment("kiln_protocol_errors_total")
-        var object: [String: Any] = ["type": "error", "code": "bad_scene", "path": error.path, "message": error.description]
-        if let id { object["id"] = id }
-        send(session, object)
     }
 
     /// Draws the session's current scene (skipped when a newer edit already queued its own
     /// render) and sends the frame and `scene.rendered`.
-    private func renderScene(_ state: SceneSessionState, version: Int, session: LiveSession, id: Any?,
+    private func renderScene(_ state: SceneSessionState, version: Int, session: LiveSession, id: RequestID?,
                              format: FrameHeader.Format) {
         state.renderLock.lock()
         defer { state.renderLock.unlock() }
@@ -116,7 +90,7 @@ extension KilnService {
         let document = state.document
         let latest = state.version == version
         state.lock.unlock()
-        guard latest, let document, session.connection.isOpen else { return }
+        guard latest, let document, session.sink.isOpen else { return }
         do {
             let started = monotonicSeconds()
             let image = try state.renderer.render(document)
@@ -129,15 +103,15 @@ extension KilnService {
             session.lock.unlock()
             let header = FrameHeader(format: format, sequence: sequence, time: 0, width: UInt32(image.width),
                                      height: UInt32(image.height), renderMicroseconds: UInt32(min(seconds * 1e6, 4e9)))
-            if session.connection.send(.binary(header.bytes + payload)) { metrics.increment("kiln_frames_sent_total") }
-            send(session, ["type": "scene.rendered", "id": id ?? NSNull(), "sequence": Int(sequence),
-                           "drawn": state.renderer.lastDrawn, "renderMicroseconds": Int(seconds * 1e6)])
+            if session.sink.send(.frame(header, payload, droppable: false)) { metrics.increment("kiln_frames_sent_total") }
+            send(session, .sceneRendered(id: id, sequence: sequence, drawn: state.renderer.lastDrawn,
+                                         renderMicroseconds: Int(seconds * 1e6)))
         } catch let error as SceneError {
             metrics.increment("kiln_renders_failed_total")
-            sendSceneError(session, id: id, error)
+            sendError(session, id: id, ProtocolError(error))
         } catch {
             metrics.increment("kiln_renders_failed_total")
-            sendError(session, id: id, code: "render_failed", "\(error)")
+            sendError(session, id: id, ProtocolError(.renderFailed, "\(error)"))
         }
     }
 
@@ -173,7 +147,7 @@ final class SceneSessionState: @unchecked Sendable {
     var document: SceneDocument?
     var version = 0
     /// Edits waiting to be applied, in arrival order, and whether a worker is applying them.
-    var pendingEdits: [(type: String, message: [String: Any], id: Any?)] = []
+    var pendingEdits: [(edit: SceneEdit, id: RequestID?)] = []
     var applyingEdits = false
     let renderer: SceneRenderer
 

@@ -4,10 +4,13 @@ import KilnCompiler
 import KilnLanguage
 import KilnWebSockets
 
-/// The Kiln server: the WebSocket live protocol (docs/protocol.md), the seed client, and
-/// the HTTP API, over a `WebSocketServer`. Delegate callbacks arrive on the service
-/// thread and only parse and enqueue; compiles and renders run on `workers`.
-public final class KilnService: WebSocketServerDelegate, @unchecked Sendable {
+/// The Kiln server: the live protocol (docs/protocol.md), the seed client, and the HTTP
+/// API. The protocol's logic is socket-free: a session is opened with a `ReplySink`, fed
+/// messages with `receive`, and answers through the sink (tests do exactly that); the
+/// WebSocket transport is an adapter over it (`KilnService+WebSocket.swift`). Messages
+/// arrive on the service thread and are only decoded and enqueued there; compiles and
+/// renders run on `workers`.
+public final class KilnService: @unchecked Sendable {
     public let settings: ServerSettings
     public let metrics = Metrics()
     public let cache: CompileCache
@@ -17,6 +20,9 @@ public final class KilnService: WebSocketServerDelegate, @unchecked Sendable {
 
     let sessionsLock = NSLock()
     var sessions: [Int: LiveSession] = [:]
+    var nextSessionID = 1
+    /// The session of each open WebSocket connection (by connection id).
+    var connectionSessions: [Int: Int] = [:]
     /// Round-robin order of sessions for frame scheduling.
     var scheduleOrder: [Int] = []
     var schedulerThread: Thread?
@@ -26,6 +32,7 @@ public final class KilnService: WebSocketServerDelegate, @unchecked Sendable {
     public init(settings: ServerSettings, renderer: PreviewRenderer) {
         var settings = settings
         settings.maxPreviewSide = min(settings.maxPreviewSide, ServerSettings.absoluteMaxPreviewSide)
+        settings.compilesPerSecond = settings.compilesPerSecond.isFinite ? max(0.01, settings.compilesPerSecond) : 20
         self.settings = settings
         self.renderer = renderer
         self.cache = CompileCache(capacity: settings.compileCacheEntries)
@@ -40,6 +47,13 @@ public final class KilnService: WebSocketServerDelegate, @unchecked Sendable {
         let server = WebSocketServer(configuration: transport, delegate: self)
         try server.start()
         self.server = server
+        startScheduling()
+    }
+
+    /// Starts the frame scheduler without any socket (`start` does this too): for driving
+    /// sessions directly through `openSession` / `receive`.
+    public func startScheduling() {
+        guard schedulerThread == nil else { return }
         let thread = Thread { [self] in schedulerLoop() }
         thread.name = "kiln-frames"
         schedulerThread = thread
@@ -60,6 +74,7 @@ public final class KilnService: WebSocketServerDelegate, @unchecked Sendable {
         sessionsLock.lock()
         sessions.removeAll()
         scheduleOrder.removeAll()
+        connectionSessions.removeAll()
         sessionsLock.unlock()
     }
 
@@ -69,66 +84,60 @@ public final class KilnService: WebSocketServerDelegate, @unchecked Sendable {
         return sessions.count
     }
 
-    // MARK: - WebSocketServerDelegate
+    // MARK: - Sessions, without sockets
 
-    public func shouldAcceptWebSocket(path: String, query: [String: String], headers: [String: String]) -> Int? {
-        guard path == "/" || path == "/live" else { return 404 }
-        if !authorized(query: query, headers: headers) { return 401 }
-        if let origin = headers["origin"], !settings.allowedOrigins.isEmpty, !settings.allowedOrigins.contains(origin) {
-            return 403
-        }
-        return nil
-    }
-
-    func authorized(query: [String: String], headers: [String: String]) -> Bool {
-        guard let token = settings.token else { return true }
-        if query["token"] == token { return true }
-        if let value = headers["authorization"], value == "Bearer \(token)" { return true }
-        return false
-    }
-
-    public func webSocketOpened(_ connection: WebSocketConnection) {
-        let session = LiveSession(connection: connection, compilesPerSecond: settings.compilesPerSecond, now: monotonicSeconds())
+    /// Opens a live session whose replies go to `sink`; returns its id for `receive`.
+    public func openSession(_ sink: ReplySink) -> Int {
+        let session = LiveSession(sink: sink, compilesPerSecond: settings.compilesPerSecond, now: monotonicSeconds())
         sessionsLock.lock()
-        sessions[connection.id] = session
-        scheduleOrder.append(connection.id)
+        let id = nextSessionID
+        nextSessionID += 1
+        sessions[id] = session
+        scheduleOrder.append(id)
         let count = sessions.count
         sessionsLock.unlock()
         metrics.increment("kiln_connections_total")
         metrics.set("kiln_connections", Double(count))
+        return id
     }
 
-    public func webSocketClosed(_ connection: WebSocketConnection) {
+    /// Ends a session: its queued compiles and frames are dropped as they come up.
+    public func closeSession(_ id: Int) {
         sessionsLock.lock()
-        sessions[connection.id] = nil
-        scheduleOrder.removeAll { $0 == connection.id }
+        sessions[id] = nil
+        scheduleOrder.removeAll { $0 == id }
         let count = sessions.count
         sessionsLock.unlock()
         metrics.set("kiln_connections", Double(count))
     }
 
-    public func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
-        sessionsLock.lock()
-        let session = sessions[connection.id]
-        sessionsLock.unlock()
-        guard let session else { return }
-        switch message {
-        case .text(let text): handleText(text, session: session)
-        case .binary(let bytes): handleBinary(bytes, session: session)
-        }
+    /// Handles one text message of a session (a JSON protocol message or seed source).
+    public func receive(text: String, session id: Int) {
+        guard let session = session(id) else { return }
+        let limits = ClientRequest.Limits(maxPreviewSide: settings.maxPreviewSide, maxFPS: settings.maxFPS)
+        handle(ClientRequest.decode(text: text, limits: limits), session: session)
+    }
+
+    /// Handles one binary message of a session (a PNG upload).
+    public func receive(binary bytes: [UInt8], session id: Int) {
+        guard let session = session(id) else { return }
+        handle(ClientRequest.decode(binary: bytes), session: session)
+    }
+
+    func session(_ id: Int) -> LiveSession? {
+        sessionsLock.lock(); defer { sessionsLock.unlock() }
+        return sessions[id]
     }
 
     // MARK: - Replies
 
-    func send(_ session: LiveSession, _ object: [String: Any]) {
-        session.connection.send(.text(JSONText.serialize(object)))
+    func send(_ session: LiveSession, _ message: ServerMessage) {
+        session.sink.send(.message(message))
     }
 
     /// An error scoped to one request; the connection stays open.
-    func sendError(_ session: LiveSession, id: Any?, code: String, _ message: String) {
+    func sendError(_ session: LiveSession, id: RequestID?, _ error: ProtocolError) {
         metrics.increment("kiln_protocol_errors_total")
-        var object: [String: Any] = ["type": "error", "code": code, "message": message]
-        if let id { object["id"] = id }
-        send(session, object)
+        send(session, .error(id: id, error))
     }
 }

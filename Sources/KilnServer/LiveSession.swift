@@ -1,5 +1,5 @@
 import Foundation
-import KilnWebSockets
+import KilnLanguage
 
 /// The preview clock of a session: play, pause, seek and speed, in seconds of shader time.
 struct PreviewClock {
@@ -28,13 +28,20 @@ struct PreviewSettings {
     var fps: Double
     var format: FrameHeader.Format
     /// Request id of the `preview.start` that began it (errors are scoped to it).
-    var requestID: Any?
+    var requestID: RequestID?
 }
 
-/// One WebSocket client's state. Everything is guarded by `lock`; workers and the
-/// scheduler read snapshots.
+/// A compile waiting for the session's compile budget: only the newest is kept.
+struct PendingCompile {
+    var files: [SourceFile]
+    var id: RequestID?
+    var seed: Bool
+}
+
+/// One live client's state. Everything is guarded by `lock`; workers and the scheduler
+/// read snapshots. Replies go to `sink`; the session never sees a socket.
 final class LiveSession: @unchecked Sendable {
-    let connection: WebSocketConnection
+    let sink: ReplySink
     let lock = NSLock()
 
     /// The last library that compiled; frames keep coming from it while edits fail.
@@ -53,31 +60,37 @@ final class LiveSession: @unchecked Sendable {
     /// A render error stops frames until the next compile or preview update.
     var renderFailed = false
     /// Uploaded content images by slot (`content`, `content2`).
-    var uploads: [String: PreviewContent] = [:]
-    var pendingUploadSlot = "content"
-    var pendingUploadID: Any?
+    var uploads: [ContentSlot: PreviewContent] = [:]
+    var pendingUploadSlot = ContentSlot.content
+    var pendingUploadID: RequestID?
     /// Built-in content cached at the preview size.
     var builtinCache: [String: PreviewContent] = [:]
     /// The session's scene (docs/scenes.md), once it sent a scene message.
     var scene: SceneSessionState?
-    /// Compile rate limit: a token bucket.
+    /// Compile budget: a token bucket of `compilesPerSecond` tokens refilled at that rate.
     var compileTokens: Double
     var lastRefill: Double
+    /// The newest compile that arrived while the budget was spent; older waiting ones are
+    /// answered `superseded`. `compileTimerArmed` is true while a wake-up for it is set.
+    var pendingCompile: PendingCompile?
+    var compileTimerArmed = false
+    /// Numbers compiles in arrival order, so a slower older compile finishing after a newer
+    /// one never replaces the newer library.
+    var compileSequence = 0
+    var installedCompileSequence = 0
 
-    init(connection: WebSocketConnection, compilesPerSecond: Double, now: Double) {
-        self.connection = connection
+    init(sink: ReplySink, compilesPerSecond: Double, now: Double) {
+        self.sink = sink
         self.compileTokens = max(1, compilesPerSecond)
         self.lastRefill = now
     }
 
-    /// Takes a compile token; false when the client exceeds the rate.
-    func takeCompileToken(rate: Double, now: Double) -> Bool {
-        lock.lock(); defer { lock.unlock() }
+    /// Refills the bucket to `now` (call with `lock` held); returns the seconds until a
+    /// token is available (0 when one is).
+    func refillCompileTokens(rate: Double, now: Double) -> Double {
         compileTokens = min(max(1, rate), compileTokens + (now - lastRefill) * rate)
         lastRefill = now
-        guard compileTokens >= 1 else { return false }
-        compileTokens -= 1
-        return true
+        return compileTokens >= 1 ? 0 : (1 - compileTokens) / rate
     }
 }
 

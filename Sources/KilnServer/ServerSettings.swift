@@ -17,7 +17,9 @@ public struct ServerSettings: Sendable {
     /// Frame rate used when a client names none, and the highest it may ask for.
     public var defaultFPS = 30.0
     public var maxFPS = 60.0
-    /// Compiles per second per connection (a token bucket with this rate and burst).
+    /// Compiles per second per connection (a token bucket with this rate and burst). An
+    /// edit over the budget waits as the session's pending compile (only the newest waits;
+    /// the one it replaces is answered `superseded`). Must be positive.
     public var compilesPerSecond = 20.0
     /// Compiled libraries kept (LRU, keyed by SHA-256 of the sources).
     public var compileCacheEntries = 256

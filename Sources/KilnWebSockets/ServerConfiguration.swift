@@ -22,9 +22,11 @@ public struct ServerConfiguration: Sendable {
     /// Seconds of silence before the server pings a WebSocket client, and before it hangs up.
     public var pingIntervalSeconds: Int = 30
     public var idleTimeoutSeconds: Int = 60
-    /// Most messages queued for one connection; a slow reader beyond this is disconnected
-    /// (KilnServer keeps frames far below it by itself: at most two in flight).
-    public var maxQueuedMessages: Int = 64
+    /// Most payload bytes queued for one connection. A droppable message (a preview frame)
+    /// that would go past it is not sent; a reply that would is taken as a client that has
+    /// stopped reading, which is closed with 1008. One message is always accepted into an
+    /// empty queue, whatever its size (the largest frame is bounded by the preview size).
+    public var maxQueuedBytes: Int = 64 << 20
     /// Bytes written per WebSocket write (one frame fragment).
     public var writeChunkBytes: Int = 65536
     /// Upper bound on file descriptors libwebsockets preallocates tables for.

@@ -18,7 +18,10 @@ public final class WebSocketConnection: @unchecked Sendable {
     let lock = NSLock()
     var wsi: OpaquePointer?
     /// Outgoing messages; each stores LWS_PRE bytes of headroom before the payload.
-    var outbox: [(isBinary: Bool, storage: [UInt8])] = []
+    var outbox: [(isBinary: Bool, droppable: Bool, storage: [UInt8])] = []
+    /// Payload bytes in `outbox`, and how many of its messages are droppable (frames).
+    var queuedBytes = 0
+    var queuedDroppable = 0
     var sentOfCurrent = 0
     var closeRequest: (code: UInt16, reason: String)?
     weak var server: WebSocketServer?
@@ -49,16 +52,32 @@ public final class WebSocketConnection: @unchecked Sendable {
         return outbox.count
     }
 
+    /// Droppable messages (frames) queued and not yet fully written.
+    public var queuedDroppableCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return queuedDroppable
+    }
+
+    /// Payload bytes queued and not yet fully written.
+    public var queuedByteCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return queuedBytes
+    }
+
     /// True until the connection closed.
     public var isOpen: Bool {
         lock.lock(); defer { lock.unlock() }
         return wsi != nil
     }
 
-    /// Queues a message. Returns false (and drops it) when the connection is closed or its
-    /// queue is full (`ServerConfiguration.maxQueuedMessages`; the connection is then closed).
+    /// Queues a message. Returns false (and drops it) when the connection is closed, or when
+    /// the queue would exceed `ServerConfiguration.maxQueuedBytes`. What happens then depends
+    /// on what the message is: a `droppable` one (a preview frame, which the next frame
+    /// replaces) is simply not sent; any other (a reply the client asked for) means the
+    /// client has stopped reading, and the connection is closed with 1008. A client that
+    /// reads is never closed for the number of replies it asked for: the bound is bytes.
     @discardableResult
-    public func send(_ message: WebSocketMessage) -> Bool {
+    public func send(_ message: WebSocketMessage, droppable: Bool = false) -> Bool {
         let pre = WebSocketServer.preamble
         var storage = [UInt8](repeating: 0, count: pre)
         let isBinary: Bool
@@ -68,13 +87,17 @@ public final class WebSocketConnection: @unchecked Sendable {
         }
         lock.lock()
         guard wsi != nil, closeRequest == nil, let server else { lock.unlock(); return false }
-        if outbox.count >= server.configuration.maxQueuedMessages {
+        let size = storage.count - pre
+        if queuedBytes + size > server.configuration.maxQueuedBytes, !outbox.isEmpty {
+            if droppable { lock.unlock(); return false }
             closeRequest = (1008, "send queue full")
             lock.unlock()
             server.wake(.webSocket(self))
             return false
         }
-        outbox.append((isBinary, storage))
+        outbox.append((isBinary, droppable, storage))
+        queuedBytes += size
+        if droppable { queuedDroppable += 1 }
         lock.unlock()
         server.wake(.webSocket(self))
         return true

@@ -325,6 +325,8 @@ extension WebSocketServer {
                 let wasOpen = connection.wsi != nil
                 connection.wsi = nil
                 connection.outbox.removeAll()
+                connection.queuedBytes = 0
+                connection.queuedDroppable = 0
                 connection.lock.unlock()
                 stateLock.lock()
                 connections[connection.id] = nil
@@ -365,7 +367,9 @@ extension WebSocketServer {
             lws_write(wsi, storage.baseAddress! + pre + offset, chunk, lws_write_protocol(rawValue: UInt32(flags)))
         }
         if isEnd {
-            connection.outbox.removeFirst()
+            let sent = connection.outbox.removeFirst()
+            connection.queuedBytes -= total
+            if sent.droppable { connection.queuedDroppable -= 1 }
             connection.sentOfCurrent = 0
         } else {
             connection.sentOfCurrent += chunk

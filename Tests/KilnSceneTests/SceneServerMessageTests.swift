@@ -3,8 +3,9 @@ import KilnScene
 import Testing
 @testable import KilnServer
 
-/// The server's scene messages turn into the right document edits (the WebSocket and
-/// HTTP routing is two lines in the protocol switch; see KilnService+Scenes.swift).
+/// The server's scene messages turn into the right document edits: each message goes
+/// through the protocol's decoder (`ClientRequest.decode`) and `KilnService.apply`, as it
+/// does in the server (see KilnService+Scenes.swift).
 @Suite struct SceneServerMessageTests {
     static let sceneObject: [String: Any] = [
         "width": 16, "height": 16,
@@ -13,7 +14,21 @@ import Testing
     ]
 
     func apply(_ type: String, _ message: [String: Any], to document: SceneDocument?) throws -> SceneDocument {
-        try KilnService.applySceneMessage(type, message, to: document)
+        var object = message
+        object["type"] = type
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        switch ClientRequest.decode(text: text, limits: .init(maxPreviewSide: 4096, maxFPS: 60)) {
+        case .success(let request):
+            guard case .scene(let edit) = request.message else { throw SceneError(path: "", "not a scene message") }
+            return try KilnService.apply(edit, to: document)
+        case .failure(let failure):
+            // The decoder reports scene errors as `bad_scene` with the path; give the
+            // SceneError back so both stages are checked alike.
+            let error = failure.error
+            #expect(error.code == .badScene, "\(error)")
+            let path = error.path ?? ""
+            throw SceneError(path: path, path.isEmpty ? error.message : String(error.message.dropFirst(path.count + 2)))
+        }
     }
 
     func order(_ document: SceneDocument) -> [String] {

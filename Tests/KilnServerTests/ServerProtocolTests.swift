@@ -58,8 +58,8 @@ let waveSource = """
     }
     """
 
-/// Starts a service on a free port with the gradient renderer.
-func startService(_ configure: (inout ServerSettings) -> Void = { _ in }) throws -> (KilnService, GradientRenderer) {
+/// A service with the gradient renderer, two workers and no files, not yet started.
+func makeService(_ configure: (inout ServerSettings) -> Void = { _ in }) -> (KilnService, GradientRenderer) {
     var settings = ServerSettings()
     settings.transport.port = 0
     settings.publicDirectory = nil
@@ -67,7 +67,12 @@ func startService(_ configure: (inout ServerSettings) -> Void = { _ in }) throws
     settings.workerThreads = 2
     configure(&settings)
     let renderer = GradientRenderer()
-    let service = KilnService(settings: settings, renderer: renderer)
+    return (KilnService(settings: settings, renderer: renderer), renderer)
+}
+
+/// Starts a service on a free port with the gradient renderer.
+func startService(_ configure: (inout ServerSettings) -> Void = { _ in }) throws -> (KilnService, GradientRenderer) {
+    let (service, renderer) = makeService(configure)
     try service.start()
     return (service, renderer)
 }
@@ -83,7 +88,7 @@ func nextJSON(_ client: WebSocketClient, type: String? = nil, timeout: TimeInter
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         guard case .message(.text(let text))? = client.receive(timeout: deadline.timeIntervalSinceNow) else { continue }
-        guard let object = JSON.object(text) else { continue }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { continue }
         if type == nil || object["type"] as? String == type { return object }
     }
     return nil
@@ -188,6 +193,10 @@ func nextBinary(_ client: WebSocketClient, prefix: [UInt8], timeout: TimeInterva
         let failed = try #require(nextJSON(client, type: "compiled"))
         #expect(failed["ok"] as? Bool == false)
         let before = renderer.renders
+        // Frames rendered before `before` may still be on their way; a few more frames
+        // must include one rendered after the failed edit.
+        var frames = 0
+        while frames < 10, renderer.renders <= before, nextBinary(client, prefix: FrameHeader.magic) != nil { frames += 1 }
         #expect(nextBinary(client, prefix: FrameHeader.magic) != nil)
         #expect(renderer.renders > before)
         client.close()
@@ -204,6 +213,38 @@ func nextBinary(_ client: WebSocketClient, prefix: [UInt8], timeout: TimeInterva
         let error = try #require(nextJSON(client, type: "error"))
         #expect(error["code"] as? String == "render_failed")
         #expect(error["id"] as? String == "p")
+        client.close()
+    }
+
+    /// A client that sends 100 compiles back to back and reads as fast as it can is never
+    /// taken for a slow reader: every request is answered and the connection stays open.
+    @Test func aBurstOfCompilesFromAReadingClientKeepsTheConnection() throws {
+        let (service, _) = try startService()
+        defer { service.stop() }
+        let client = try connect(service)
+        let count = 100
+        for index in 0..<count {
+            let source = waveSource.replacingOccurrences(of: "return position;", with: "return position + float2(\(index), 0);")
+            let object: [String: Any] = ["type": "compile", "id": index, "source": source]
+            client.send(.text(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)))
+        }
+        var answered = Set<Int>()
+        var lastCompiled = -1
+        let deadline = Date().addingTimeInterval(20)
+        while answered.count < count, Date() < deadline {
+            guard let event = client.receive(timeout: deadline.timeIntervalSinceNow) else { continue }
+            if case .closed = event { break }
+            guard case .message(.text(let text)) = event,
+                  let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+                  let id = object["id"] as? Int else { continue }
+            #expect(object["type"] as? String != "error", "\(text)")
+            answered.insert(id)
+            if object["type"] as? String == "compiled" { lastCompiled = max(lastCompiled, id) }
+        }
+        #expect(answered.count == count)
+        #expect(lastCompiled == count - 1)
+        client.send(.text(#"{"type":"ping","id":"still here"}"#))
+        #expect(nextJSON(client, type: "pong")?["id"] as? String == "still here")
         client.close()
     }
 

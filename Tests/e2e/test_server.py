@@ -214,6 +214,49 @@ def test_200_concurrent_clients(server, wave_source):
     assert int(values["kiln_compile_cache_hits_total"]) >= 199  # one compile, 199 hits
 
 
+def test_a_burst_of_edits_ends_with_the_last_one_compiled(server, wave_source):
+    """A client that sends on every keystroke: 200 edits back to back, over the default
+    20 compiles/s. Every edit is answered once (compiled or superseded), the connection
+    stays open, and the last edit is compiled promptly, its library being the last sent."""
+    count = 200
+    sources = [wave_source.replace("return position;", f"return position + float2({i}, 0);") for i in range(count)]
+    assert sources[0] != sources[1]
+
+    async def go():
+        async with websockets.connect(server.ws, max_size=None) as ws:
+            for i, source in enumerate(sources):
+                await ws.send(json.dumps({"type": "compile", "id": i, "name": "wave.metal", "source": source}))
+            sent = time.monotonic()
+            answers, last_library, compiled_last_at = {}, None, None
+            while compiled_last_at is None or last_library is None:
+                message = await asyncio.wait_for(ws.recv(), timeout=20)
+                if isinstance(message, bytes):
+                    if message.startswith(b"KILNLIB\0") and compiled_last_at is not None:
+                        last_library = message
+                    continue
+                reply = json.loads(message)
+                assert reply["type"] in ("compiled", "superseded"), reply
+                answers[reply["id"]] = answers.get(reply["id"], 0) + 1
+                if reply["type"] == "compiled" and reply["id"] == count - 1:
+                    compiled_last_at = time.monotonic()
+            while len(answers) < count:
+                message = await asyncio.wait_for(ws.recv(), timeout=5)
+                if isinstance(message, str):
+                    reply = json.loads(message)
+                    answers[reply["id"]] = answers.get(reply["id"], 0) + 1
+            assert sorted(answers) == list(range(count)) and set(answers.values()) == {1}
+            # The compile starts within 1/rate s of the last edit; allow for compiling it
+            # in a debug build on a busy machine.
+            assert compiled_last_at - sent < 1 / 20 + 2.0
+            await ws.send(json.dumps({"type": "ping", "id": "open"}))
+            assert (await next_json(ws, "pong"))["id"] == "open"
+            return last_library
+
+    library = run(go())
+    status, expected = curl("--data-binary", sources[-1], server.http + "/compile?name=wave.metal")
+    assert status == 200 and library == expected
+
+
 def test_slow_reader_does_not_grow_server_memory(server, wave_source):
     async def go():
         async with websockets.connect(server.ws, max_queue=1, max_size=None) as ws:

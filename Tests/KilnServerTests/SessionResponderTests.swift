@@ -1,0 +1,158 @@
+import Foundation
+import KilnBytecode
+import KilnCompiler
+import KilnLanguage
+import Testing
+@testable import KilnServer
+
+/// The live protocol without sockets: a session opened on a `RecordingSink`, messages in
+/// through `receive`, replies read off the sink. (ServerProtocolTests drives the same
+/// logic over real WebSocket connections.)
+@Suite(.serialized) struct SessionResponderTests {
+    /// A service with the gradient renderer and no socket; frames are scheduled.
+    static func service(_ configure: (inout ServerSettings) -> Void = { _ in }) -> (KilnService, GradientRenderer) {
+        let (service, renderer) = makeService(configure)
+        service.startScheduling()
+        return (service, renderer)
+    }
+
+    static func compileMessage(id: Int, source: String) -> String {
+        let object: [String: Any] = ["type": "compile", "id": id, "name": "wave.metal", "source": source]
+        return String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+    }
+
+    @Test func seedSourceIsAnsweredWithTheLibraryAlone() throws {
+        let (service, _) = Self.service()
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        service.receive(text: waveSource, session: session)
+        #expect(sink.wait { $0.contains { if case .library = $0 { true } else { false } } })
+        let library = try LibraryReader.decode(try #require(sink.libraries.first))
+        #expect(library.functions.map(\.name) == ["wave"])
+        #expect(sink.messages.isEmpty)
+    }
+
+    @Test func compilePreviewArgumentsAndClock() throws {
+        let (service, _) = Self.service()
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        service.receive(text: Self.compileMessage(id: 1, source: waveSource), session: session)
+        let compiled = try #require(sink.message("compiled"))
+        #expect(compiled["id"] as? Int == 1 && compiled["ok"] as? Bool == true && compiled["cached"] as? Bool == false)
+        #expect(sink.wait { $0.contains { if case .library = $0 { true } else { false } } })
+
+        service.receive(text: #"{"type":"preview.start","id":2,"size":[8,4],"fps":60,"args":{"level":0.5}}"#, session: session)
+        let started = try #require(sink.message("preview.started"))
+        #expect(started["function"] as? String == "wave" && started["id"] as? Int == 2)
+        #expect(sink.wait { replies in replies.contains { if case .frame = $0 { true } else { false } } })
+        let (header, payload) = try #require(sink.frames.first)
+        #expect(header.width == 8 && header.height == 4 && header.format == .rgba8)
+        #expect(payload.count == 8 * 4 * 4 && payload[0] == 127)
+
+        service.receive(text: #"{"type":"clock","id":3,"action":"seek","time":20}"#, session: session)
+        #expect(sink.message("clock")?["time"] as? Double == 20)
+        service.receive(text: #"{"type":"preview.update","args":{"level":1}}"#, session: session)
+        #expect(sink.wait { _ in sink.frames.contains { $0.1.first == 255 && $0.0.time >= 20 } })
+        service.receive(text: #"{"type":"preview.stop","id":4}"#, session: session)
+        #expect(sink.message("preview.stopped")?["id"] as? Int == 4)
+    }
+
+    /// Every refusal has its code, names the request, and leaves the session working.
+    @Test func refusalsAreScopedErrors() throws {
+        let (service, _) = Self.service()
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        let cases: [(String, ErrorCode)] = [
+            ("{oops", .badJSON), (#"{"id":4}"#, .badRequest), (#"{"type":"nope","id":5}"#, .unknownType),
+            (#"{"type":"preview.start","size":[9000,9000]}"#, .tooLarge), (#"{"type":"preview.update","fps":3}"#, .noPreview),
+            (#"{"type":"compile","id":6}"#, .badRequest), (#"{"type":"clock","action":"rewind"}"#, .badRequest),
+            (#"{"type":"preview.start","fps":-1}"#, .badRequest), (#"{"type":"content.upload","slot":"content3"}"#, .badRequest),
+            (#"{"type":"layer.add","layer":{"id":"x"},"slot":"side"}"#, .badScene),
+        ]
+        for (index, (message, code)) in cases.enumerated() {
+            service.receive(text: message, session: session)
+            let error = try #require(sink.message("error", index: index), "\(message)")
+            #expect(error["code"] as? String == code.rawValue, "\(message)")
+        }
+        service.receive(binary: [1, 2, 3], session: session)
+        #expect(sink.message("error", index: cases.count)?["code"] as? String == ErrorCode.badRequest.rawValue)
+        service.receive(text: #"{"type":"ping","id":"alive"}"#, session: session)
+        #expect(sink.message("pong")?["id"] as? String == "alive")
+    }
+
+    /// A client that sends on every keystroke: 200 edits back to back. Over the compile
+    /// budget, waiting edits are coalesced: each is answered exactly once (`compiled` or
+    /// `superseded`), and the last one is compiled within 1/rate seconds of arriving.
+    @Test func aBurstOfEditsEndsWithTheLastOneCompiled() throws {
+        let rate = 20.0
+        let (service, _) = Self.service { $0.compilesPerSecond = rate }
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        let count = 200
+        func source(_ index: Int) -> String {
+            waveSource.replacingOccurrences(of: "return position;", with: "return position + float2(\(index), 0);")
+        }
+        for index in 0..<count { service.receive(text: Self.compileMessage(id: index, source: source(index)), session: session) }
+        let lastSent = monotonicSeconds()
+        #expect(sink.wait(timeout: 10) { _ in
+            sink.messages.contains { $0.object["type"] as? String == "compiled" && $0.object["id"] as? Int == count - 1 }
+        })
+        let messages = sink.messages
+        let last = try #require(messages.first { $0.object["type"] as? String == "compiled" && $0.object["id"] as? Int == count - 1 })
+        // Compile start is bounded by 1/rate; allow for the compile itself in a debug build.
+        let latency = last.at - lastSent
+        #expect(latency < 1 / rate + 0.5, "last edit compiled \(latency) s after it arrived")
+        var answers = [Int](repeating: 0, count: count)
+        for (object, _) in messages {
+            guard let id = object["id"] as? Int, ["compiled", "superseded"].contains(object["type"] as? String) else { continue }
+            answers[id] += 1
+        }
+        #expect(answers.allSatisfy { $0 == 1 }, "each edit answered once: \(answers.enumerated().filter { $0.element != 1 }.map(\.offset))")
+        let superseded = messages.filter { $0.object["type"] as? String == "superseded" }.count
+        #expect(superseded >= count - Int(rate) - 2)
+        #expect(!messages.contains { $0.object["type"] as? String == "error" })
+        // The library that streams is the last edit's.
+        let expected = try #require(Compiler.compile([SourceFile(name: "wave.metal", text: source(count - 1))]).library)
+        #expect(sink.wait { _ in sink.libraries.last.map { (try? LibraryReader.decode($0)) == expected } ?? false })
+    }
+
+    /// A compile of an older edit that finishes after a newer one never replaces it.
+    @Test func olderCompilesNeverReplaceNewerLibraries() throws {
+        let (service, _) = Self.service { $0.compilesPerSecond = 1000 }
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        // A slow source first, a fast one second: with two workers they finish out of order.
+        let slow = waveSource + (0..<300).map { "float f\($0)(float x) { return sin(x) * \($0).0; }\n" }.joined()
+        service.receive(text: Self.compileMessage(id: 1, source: slow), session: session)
+        service.receive(text: Self.compileMessage(id: 2, source: waveSource), session: session)
+        #expect(sink.message("compiled", index: 1) != nil)
+        service.receive(text: #"{"type":"preview.start","id":3,"size":[2,2]}"#, session: session)
+        #expect(sink.message("preview.started")?["function"] as? String == "wave")
+        let state = try #require(service.session(session))
+        state.lock.lock()
+        let installed = state.installedCompileSequence
+        let functions = state.shader?.result.library?.functions.count
+        state.lock.unlock()
+        #expect(installed == 2)
+        #expect(functions == 1)
+    }
+
+    @Test func closingASessionDropsItsPendingCompile() throws {
+        let (service, _) = Self.service { $0.compilesPerSecond = 1 }
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        service.receive(text: Self.compileMessage(id: 1, source: waveSource), session: session)
+        service.receive(text: Self.compileMessage(id: 2, source: waveSource + "\n"), session: session)
+        #expect(sink.message("compiled") != nil)
+        sink.close()
+        service.closeSession(session)
+        Thread.sleep(forTimeInterval: 1.3)
+        #expect(service.metrics.prometheusText().contains("kiln_compiles_total 1\n"))
+    }
+}
