@@ -78,27 +78,26 @@ extension FunctionLowerer {
                     storage = .components(input("color", "color", p.type))
                     binding = .color
                 }
-            } else if p.attributes.contains("stage_in"), case .structure(let s) = p.type {
+            } else if p.attributes.contains(.stageIn), case .structure(let s) = p.type {
                 var registers: [VirtualRegister] = []
                 for field in structs[s].fields {
-                    let text = field.attributes.first { $0 != "flat" } ?? ""
-                    registers += input(field.name, text, field.type, flat: field.attributes.contains("flat"))
+                    registers += input(field.name, field.attributes.slotSpelling, field.type, flat: field.attributes.contains(.flat))
                 }
                 storage = .components(registers)
                 binding = .stageIn
                 parameterValueType = nil
-            } else if p.attributes.contains("vertex_id") || p.attributes.contains("instance_id") {
-                let isVertex = p.attributes.contains("vertex_id")
+            } else if p.attributes.contains(.vertexID) || p.attributes.contains(.instanceID) {
+                let isVertex = p.attributes.contains(.vertexID)
                 storage = .components(input(p.name, isVertex ? "vertex_id" : "instance_id", p.type))
                 binding = isVertex ? .vertexID : .instanceID
-            } else if p.attributes.contains("position") {
+            } else if p.attributes.contains(.position) {
                 storage = .components(input(p.name, "position", p.type))
                 binding = .position
             } else {
                 switch p.type {
                 case .texture:
                     var slot = nextTexture
-                    if let n = Self.attributeNumber(p.attributes, "texture") { slot = n } else { nextTexture += 1 }
+                    if let n = p.attributes.textureSlot { slot = n } else { nextTexture += 1 }
                     storage = .texture(slot: slot)
                     binding = .texture(slot: slot)
                     textureCount = max(textureCount, Self.slotCount(slot))
@@ -113,7 +112,7 @@ extension FunctionLowerer {
                     parameterValueType = nil
                 case .pointer(let element, _):
                     var slot = nextBuffer
-                    if let n = Self.attributeNumber(p.attributes, "buffer") { slot = n } else { nextBuffer += 1 }
+                    if let n = p.attributes.bufferSlot { slot = n } else { nextBuffer += 1 }
                     storage = .buffer(slot: slot, element: element)
                     var countWord: UInt32?
                     if stitchable, index + 1 < function.parameters.count,
@@ -151,7 +150,7 @@ extension FunctionLowerer {
         }
         if case .structure(let s) = function.returnType {
             for field in structs[s].fields {
-                output(field.name, field.attributes.first { $0 != "flat" } ?? "", field.type, flat: field.attributes.contains("flat"))
+                output(field.name, field.attributes.slotSpelling, field.type, flat: field.attributes.contains(.flat))
             }
         } else if function.returnType != .void {
             output("result", kind == .fragment ? "color(0)" : "", function.returnType, flat: false)
@@ -177,15 +176,6 @@ extension FunctionLowerer {
     /// Slots needed to use `slot`: `slot + 1`, saturating so `[[buffer(4294967295)]]` cannot
     /// trap; a count that large fails the `LibraryLimits` check with a diagnostic.
     static func slotCount(_ slot: UInt32) -> UInt32 { slot == .max ? slot : slot + 1 }
-
-    /// `n` of an attribute `name(n)`.
-    static func attributeNumber(_ attributes: [String], _ name: String) -> UInt32? {
-        for attribute in attributes where attribute.hasPrefix(name + "(") && attribute.hasSuffix(")") {
-            let digits = attribute.dropFirst(name.count + 1).dropLast()
-            if let n = UInt32(String(digits.filter { $0 != " " })) { return n }
-        }
-        return nil
-    }
 
     /// The renderer-facing shape of a scalar, vector, matrix or array of them.
     func valueType(_ type: KType) -> ValueType? {

@@ -87,11 +87,11 @@ public struct CheckedParameter: Sendable {
     public var typeSpelling: String
     /// `constant T &` / `thread T &` / `device T &`.
     public var isReference: Bool
-    /// Attributes as text: `position`, `stage_in`, `buffer(0)`, `texture(1)`, `vertex_id`, `sampler(0)`.
-    public var attributes: [String]
+    /// Attributes as the checker read them: `position`, `stage_in`, `buffer(0)`, `texture(1)`, `vertex_id`, `sampler(0)`.
+    public var attributes: [EntryAttribute]
     public var range: SourceRange
     public init(variable: VariableID, name: String, type: KType, typeSpelling: String, isReference: Bool,
-                attributes: [String], range: SourceRange) {
+                attributes: [EntryAttribute], range: SourceRange) {
         self.variable = variable
         self.name = name
         self.type = type

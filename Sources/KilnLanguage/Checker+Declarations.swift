@@ -159,7 +159,7 @@ extension Checker {
     /// The constant value of a checked expression, if it has one.
     func constantValue(of expression: TypedExpression) -> ConstantValue? {
         let globals = globalConstants
-        let locals = current?.constantLocals ?? [:]
+        let locals = current.constantLocals
         let evaluator = ConstantEvaluator(globalValue: { globals[$0] }, variableValue: { locals[$0] })
         return evaluator.evaluate(expression)
     }
@@ -209,9 +209,11 @@ extension Checker {
     }
 
     /// Attribute text as `CheckedParameter`/`StructInfo` record it: `position`, `buffer(0)`, `user(uv)`.
-    func attributeText(_ attribute: Attribute) -> String {
-        if attribute.arguments.isEmpty { return attribute.name }
-        return attribute.name + "(" + attribute.arguments.map(TypeResolver.expressionSpelling).joined(separator: ", ") + ")"
+    /// An attribute as a typed fact (`[[buffer(2)]]` → `.buffer(2)`).
+    func entryAttribute(_ attribute: Attribute) -> EntryAttribute {
+        let argument = attribute.arguments.isEmpty
+            ? nil : attribute.arguments.map(TypeResolver.expressionSpelling).joined(separator: ", ")
+        return EntryAttribute(name: attribute.name, argument: argument)
     }
 
     // MARK: Structs, enums, aliases
@@ -255,7 +257,7 @@ extension Checker {
                 continue
             }
             type = arrayed
-            fields.append(.init(name: field.name, type: type, attributes: field.attributes.map(attributeText)))
+            fields.append(.init(name: field.name, type: type, attributes: field.attributes.map(entryAttribute)))
         }
         guard ok else {
             poisonedNames.insert(declaration.name)

@@ -190,12 +190,12 @@ extension Checker {
         case (.fragment, .vector(.float, 4)), (.fragment, .vector(.half, 4)), (.fragment, .void), (.vertex, .vector(.float, 4)):
             break
         case (.fragment, .structure(let index)):
-            if !structs[index].fields.contains(where: { $0.attributes.contains { $0.hasPrefix("color") } }) {
+            if !structs[index].fields.contains(where: { $0.attributes.contains { $0.name == "color" } }) {
                 error("a fragment function returning a struct needs a member marked [[color(0)]]", at: declaration.returnType.range)
                 ok = false
             }
         case (.vertex, .structure(let index)):
-            if !structs[index].fields.contains(where: { $0.attributes.contains("position") && $0.type == .vector(.float, 4) }) {
+            if !structs[index].fields.contains(where: { $0.attributes.contains(.position) && $0.type == .vector(.float, 4) }) {
                 error("a vertex function must return a struct with a 'float4' member marked [[position]]", at: declaration.returnType.range)
                 ok = false
             }

@@ -15,18 +15,18 @@ extension Checker {
         let errorsBefore = errorCount
         var parameters: [CheckedParameter] = []
         for parameter in definition.parameters {
-            let id = current!.variables.count
+            let id = current.variables.count
             let range = parameter.declaration.nameRange ?? parameter.declaration.range
-            current!.variables.append(VariableInfo(name: parameter.name ?? "", type: parameter.type, isConst: parameter.isConst,
+            current.variables.append(VariableInfo(name: parameter.name ?? "", type: parameter.type, isConst: parameter.isConst,
                                                    isReference: parameter.isReference, range: range))
             if let name = parameter.name, let previous = scope.declare(name, variable: id) {
                 error("redefinition of parameter '\(name)'", at: range,
-                      notes: [.init(message: "previous declaration is here", range: current!.variables[previous].range)])
+                      notes: [.init(message: "previous declaration is here", range: current.variables[previous].range)])
             }
             parameters.append(CheckedParameter(variable: id, name: parameter.name ?? "", type: parameter.type,
                                                typeSpelling: TypeResolver.spelling(of: parameter.declaration.type),
                                                isReference: parameter.isReference,
-                                               attributes: parameter.declaration.attributes.map(attributeText),
+                                               attributes: parameter.declaration.attributes.map(entryAttribute),
                                                range: parameter.declaration.range))
         }
         // The body shares the parameters' scope: redeclaring a parameter at its top level is an error, as in C++.
@@ -38,12 +38,12 @@ extension Checker {
             warning("non-void function '\(declaration.name)' does not return a value in all control paths (Kiln returns zero)", at: closing)
         }
         let function = CheckedFunction(name: declaration.name, parameters: parameters, returnType: signature.returnType,
-                                       variables: current!.variables, body: body, range: declaration.range)
+                                       variables: current.variables, body: body, range: declaration.range)
         if functions.count == definition.functionID {
             functions.append(function)
         }
         classifyEntry(declaration, function: function, functionID: definition.functionID)
-        current = nil
+        current = .programScope
         scope.reset()
     }
 
@@ -125,9 +125,9 @@ extension Checker {
                scope.lookup("discard_fragment") == nil {
                 if !arguments.isEmpty {
                     error("too many arguments to function call, expected 0, have \(arguments.count)", at: arguments[0].range)
-                } else if current?.isStitchable == true || current?.qualifier == .vertex {
+                } else if current.isStitchable || current.qualifier == .vertex {
                     error("discard_fragment() is only allowed in fragment functions", at: callee.range,
-                          notes: current?.isStitchable == true
+                          notes: current.isStitchable
                             ? [.init(message: "a SwiftUI effect returns half4(0) for a transparent pixel", range: nil)] : [])
                 } else {
                     result.append(TypedStatement(.discard, range: expression.range))
@@ -177,21 +177,22 @@ extension Checker {
             if let typed = checkSwitch(subject, cases, range: range) { result.append(typed) }
 
         case .breakStatement(let range):
-            if (current?.breakableDepth ?? 0) == 0 {
+            if current.breakableDepth == 0 {
                 error("'break' statement not in loop or switch statement", at: range)
             } else {
                 result.append(TypedStatement(.breakLoop, range: range))
             }
 
         case .continueStatement(let range):
-            if (current?.loopDepth ?? 0) == 0 {
+            if current.loopDepth == 0 {
                 error("'continue' statement not in loop statement", at: range)
             } else {
                 result.append(TypedStatement(.continueLoop, range: range))
             }
 
         case .returnStatement(let expression, let range):
-            guard let context = current else { return }
+            guard current.isFunction else { return }
+            let context = current
             if context.returnType == .void {
                 if let expression {
                     guard let value = checkExpression(expression) else { return }
@@ -219,11 +220,11 @@ extension Checker {
     }
 
     private func checkLoopBody(_ body: Statement) -> [TypedStatement] {
-        current?.loopDepth += 1
-        current?.breakableDepth += 1
+        current.loopDepth += 1
+        current.breakableDepth += 1
         defer {
-            current?.loopDepth -= 1
-            current?.breakableDepth -= 1
+            current.loopDepth -= 1
+            current.breakableDepth -= 1
         }
         return checkScoped(body)
     }
@@ -243,7 +244,7 @@ extension Checker {
                 subject = nil
             }
         }
-        current?.breakableDepth += 1
+        current.breakableDepth += 1
         scope.push()
         var typedCases: [TypedSwitchCase] = []
         var seen: [Int64: SourceRange] = [:]
@@ -284,7 +285,7 @@ extension Checker {
             typedCases.append(TypedSwitchCase(values: values, isDefault: isDefault, body: body))
         }
         scope.pop()
-        current?.breakableDepth -= 1
+        current.breakableDepth -= 1
         guard ok, let subject else { return nil }
         return TypedStatement(.switchOn(subject, typedCases), range: range)
     }
@@ -292,7 +293,7 @@ extension Checker {
     // MARK: Local declarations
 
     private func localDeclaration(_ declaration: VariableDeclaration, into result: inout [TypedStatement]) {
-        guard current != nil else { return }
+        guard current.isFunction else { return }
         let spelled = declaration.type
         if spelled.addressSpace == .threadgroup || spelled.addressSpace == .device {
             unsupported("local variables in the \(spelled.addressSpace!.rawValue) address space", at: spelled.range)
@@ -373,7 +374,7 @@ extension Checker {
             }
             let id = declareLocal(VariableInfo(name: declarator.name, type: type, isConst: isConst, range: declarator.nameRange))
             if isConst, type.isScalar, let value, let constant = constantValue(of: value) {
-                current?.constantLocals[id] = constant
+                current.constantLocals[id] = constant
             }
             result.append(TypedStatement(.declare(id, value), range: declarator.range))
         }
@@ -382,16 +383,16 @@ extension Checker {
     /// Declares a local whose type is unknown after an error, so its uses report nothing.
     private func declarePoisoned(_ declarator: Declarator) {
         let id = declareLocal(VariableInfo(name: declarator.name, type: .void, isConst: true, range: declarator.nameRange))
-        current?.poisonedVariables.insert(id)
+        current.poisonedVariables.insert(id)
     }
 
     @discardableResult
     private func declareLocal(_ info: VariableInfo) -> VariableID {
-        let id = current!.variables.count
-        current!.variables.append(info)
+        let id = current.variables.count
+        current.variables.append(info)
         if let previous = scope.declare(info.name, variable: id) {
             error("redefinition of '\(info.name)'", at: info.range,
-                  notes: [.init(message: "previous definition is here", range: current!.variables[previous].range)])
+                  notes: [.init(message: "previous definition is here", range: current.variables[previous].range)])
         }
         return id
     }

@@ -57,8 +57,9 @@ final class Checker {
 
     // MARK: The function being checked
 
-    /// `nil` while checking program-scope declarations.
-    var current: FunctionContext?
+    /// The function whose body is being checked; `FunctionContext.programScope` (no
+    /// variables, `isFunction` false) while checking program-scope declarations.
+    var current = FunctionContext.programScope
     var scope = Scope()
     /// Call graph edges between function definitions (for recursion).
     var callees: [FunctionID: Set<FunctionID>] = [:]
@@ -110,7 +111,7 @@ final class Checker {
     /// If `name` is declared below the function being checked, reports its use as C++ would
     /// (undeclared, with a note pointing at the later declaration) and returns true.
     func reportIfDeclaredLater(_ name: String, at range: SourceRange, what: String) -> Bool {
-        guard let current, let position = namePositions[name], position.index > current.declarationIndex else { return false }
+        guard current.isFunction, let position = namePositions[name], position.index > current.declarationIndex else { return false }
         error("\(what) '\(name)'", at: range,
               notes: [.init(message: "'\(name)' is declared later, here; move the declaration above its use", range: position.range)])
         return true
@@ -203,4 +204,12 @@ struct FunctionContext {
     /// Enclosing loops (for `continue`) and loops + switches (for `break`).
     var loopDepth = 0
     var breakableDepth = 0
+
+    /// The context outside every function: program-scope declarations have no locals,
+    /// parameters, loops or caller.
+    static let programScope = FunctionContext(name: "", functionID: -1, declarationIndex: -1, visiblePosition: -1,
+                                              qualifier: .none, isStitchable: false, returnType: .void, parameterCount: 0)
+
+    /// False at program scope.
+    var isFunction: Bool { functionID >= 0 }
 }

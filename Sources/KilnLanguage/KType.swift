@@ -65,9 +65,9 @@ public struct StructInfo: Hashable, Sendable {
     public struct Field: Hashable, Sendable {
         public var name: String
         public var type: KType
-        /// Attribute names with their argument text: `position`, `user(uv)`, `flat`, `attribute(0)`, `color(0)`.
-        public var attributes: [String]
-        public init(name: String, type: KType, attributes: [String]) {
+        /// Attributes as the checker read them: `position`, `user(uv)`, `flat`, `attribute(0)`, `color(0)`.
+        public var attributes: [EntryAttribute]
+        public init(name: String, type: KType, attributes: [EntryAttribute]) {
             self.name = name
             self.type = type
             self.attributes = attributes
