@@ -26,7 +26,7 @@ struct LiveCommand: ParsableCommand {
     @Option(help: "Write the latest preview frame to this PNG.")
     var frame: String?
 
-    @Option(help: "Write the latest library here (default: <file>.kilnlib).")
+    @Option(help: "Write the latest library here (default: ./NAME.kilnlib in the current folder for NAME.metal, as kiln compile does).")
     var library: String?
 
     @Option(help: "Preview size, WIDTHxHEIGHT.")
