@@ -28,7 +28,8 @@ let package = Package(
         .target(name: "KilnVM", dependencies: ["KilnBytecode"], swiftSettings: optimized),
         .target(name: "KilnRender", dependencies: ["KilnVM", "KilnBytecode", "CKiln"], swiftSettings: optimized),
         // Scenes: a declarative layer stack (camera, sources, slotted layers) composited with caching.
-        .target(name: "KilnScene", dependencies: ["KilnRender", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnVM"]),
+        // It gets libraries through a SceneLibraryProvider, so it never imports the compiler.
+        .target(name: "KilnScene", dependencies: ["KilnRender", "KilnBytecode", "KilnVM"]),
         // The only code that touches libwebsockets: HTTP + WebSocket + TLS, no shader knowledge.
         .target(name: "KilnWebSockets", dependencies: ["CKiln"]),
         // Sessions, protocol, compile cache, frame scheduling, limits, metrics.

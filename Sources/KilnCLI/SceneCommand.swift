@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KilnRender
 import KilnScene
+import KilnServer
 
 /// `kiln scene SCENE.json -o out.png`: draws a scene document (docs/scenes.md) — its
 /// layers, slots, custom vertex/fragment layers and effects — to a PNG.
@@ -48,7 +49,7 @@ enum SceneRendering {
             throw CommandFailure("\(file): \(error)")
         }
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
-        let renderer = SceneRenderer(baseDirectory: folder, threads: threads)
+        let renderer = SceneRenderer(libraries: CompilingLibraryProvider(), baseDirectory: folder, threads: threads)
         do { return try renderer.render(document) } catch {
             throw CommandFailure("\(file): \(error)")
         }

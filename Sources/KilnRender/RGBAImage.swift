@@ -50,9 +50,10 @@ public struct RGBAImage: Sendable, Equatable {
 }
 
 /// Quantization of shader output (conformance README §6): each channel clamped to [0, 1]
-/// on its own (NaN → 0), stored as `floor(v·255 + 0.5)`.
-@inline(__always)
-func quantize(_ value: Float) -> UInt8 {
+/// on its own (NaN → 0), stored as `floor(v·255 + 0.5)`. The one 8-bit conversion of
+/// every renderer, scene and benchmark reference (inlinable so their loops vectorize).
+@inlinable @inline(__always)
+public func quantize(_ value: Float) -> UInt8 {
     let clamped = value > 0 ? (value < 1 ? value : 1) : 0 // also maps NaN to 0
     let v = clamped * 255 + 0.5                            // in [0.5, 255.5]
     // ⌊v⌋ without `.rounded(.down)` (a libm call on baseline x86-64) or a trapping

@@ -1,7 +1,5 @@
 import Foundation
 import KilnBytecode
-import KilnCompiler
-import KilnLanguage
 import KilnRender
 import KilnVM
 
@@ -38,12 +36,16 @@ public final class SceneRenderer {
         var output: LayerOutput
     }
     private var cache: [String: CachedLayer] = [:]
+    /// Compiles the scene's shader sources; compiled libraries are kept by shader text.
+    private let libraryProvider: SceneLibraryProvider
     private var libraries: [String: Library] = [:]          // by shader text
     /// Group outputs of the frame being rendered.
     private var groupOutputs: [String: (key: UInt64, pixels: [Float])] = [:]
 
-    public init(baseDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+    public init(libraries: SceneLibraryProvider,
+                baseDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
                 threads: Int = 0, limits: SceneLimits = .default, renderLimits: RenderLimits = .default) {
+        self.libraryProvider = libraries
         self.baseDirectory = baseDirectory
         self.threads = threads
         self.limits = limits
@@ -76,7 +78,7 @@ public final class SceneRenderer {
             }
         }
         var bytes = [UInt8](repeating: 0, count: pixels.count)
-        for index in pixels.indices { bytes[index] = Self.quantize(pixels[index]) }
+        for index in pixels.indices { bytes[index] = quantize(pixels[index]) }
         return RGBAImage(width: document.width, height: document.height, bytes: bytes)
     }
 
@@ -370,9 +372,10 @@ public final class SceneRenderer {
         if let library = libraries[text] { return library }
         var fileName = "\(name).metal"
         if case .path(let file)? = document.libraries[name] { fileName = file }
-        let result = Compiler.compile([SourceFile(name: fileName, text: text)])
-        guard let library = result.library else {
-            throw SceneError(path: "libraries.\(name)", "does not compile:\n" + DiagnosticRenderer.text(result.diagnostics, files: result.files))
+        let library: Library
+        switch libraryProvider.library(fileName: fileName, text: text) {
+        case .success(let compiled): library = compiled
+        case .failure(let failure): throw SceneError(path: "libraries.\(name)", "does not compile:\n" + failure.message)
         }
         libraries[text] = library
         return library
@@ -394,11 +397,6 @@ public final class SceneRenderer {
         }
     }
 
-    /// As the renderer quantizes shader output: clamp, then `floor(v·255 + 0.5)`.
-    static func quantize(_ value: Float) -> UInt8 {
-        let clamped = value > 0 ? (value < 1 ? value : 1) : 0
-        return UInt8((clamped * 255 + 0.5).rounded(.down))
-    }
 }
 
 /// FNV-1a, 64 bits: a stable fingerprint of cache-key parts within one process.

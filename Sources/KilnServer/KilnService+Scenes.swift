@@ -169,7 +169,8 @@ extension KilnService {
     /// A renderer for scenes from the network: libraries and PNGs only by plain file name
     /// from the shaders folder; one render thread per frame (workers run frames side by side).
     static func makeSceneRenderer(shaders: String?) -> SceneRenderer {
-        let renderer = SceneRenderer(baseDirectory: URL(fileURLWithPath: shaders ?? "shaders", isDirectory: true), threads: 1)
+        let renderer = SceneRenderer(libraries: CompilingLibraryProvider(),
+                                     baseDirectory: URL(fileURLWithPath: shaders ?? "shaders", isDirectory: true), threads: 1)
         renderer.allowsSubpaths = false
         return renderer
     }

@@ -1,6 +1,7 @@
 import Foundation
 import KilnRender
 import KilnScene
+import KilnServer
 import Testing
 
 /// Layer outputs are cached: a changed document redraws only the layers whose inputs
@@ -26,7 +27,7 @@ import Testing
      ]}
     """
 
-    func renderer() -> SceneRenderer { SceneRenderer(baseDirectory: ScenePaths.scenes, threads: 1) }
+    func renderer() -> SceneRenderer { SceneRenderer(libraries: CompilingLibraryProvider(), baseDirectory: ScenePaths.scenes, threads: 1) }
 
     @Test func firstFrameDrawsEveryLayerOnce() throws {
         let renderer = renderer()
@@ -36,7 +37,7 @@ import Testing
         // The same document again: nothing is drawn, the picture is the same.
         let again = try renderer.render(try scene(Self.base))
         #expect(renderer.lastDrawn.isEmpty)
-        let fresh = try SceneRenderer(baseDirectory: ScenePaths.scenes, threads: 1).render(try scene(Self.base))
+        let fresh = try SceneRenderer(libraries: CompilingLibraryProvider(), baseDirectory: ScenePaths.scenes, threads: 1).render(try scene(Self.base))
         let same = again == fresh
         #expect(same)
     }
@@ -55,7 +56,7 @@ import Testing
         let changed = first != second        // (a Bool: a failing image comparison would print every byte)
         #expect(changed)
         // The cached result equals a fresh render of the updated document.
-        let fresh = try SceneRenderer(baseDirectory: ScenePaths.scenes, threads: 1).render(document)
+        let fresh = try SceneRenderer(libraries: CompilingLibraryProvider(), baseDirectory: ScenePaths.scenes, threads: 1).render(document)
         let same = second == fresh
         #expect(same)
         print("scene frame: full \(full), after an effect-argument update \(update)")
@@ -130,7 +131,7 @@ import Testing
     @Test func theCacheStaysWithinItsBudget() throws {
         var limits = SceneLimits()
         limits.maxCachedFloats = 128 * 128 * 4 * 2          // two layers' worth
-        let renderer = SceneRenderer(baseDirectory: ScenePaths.scenes, threads: 1, limits: limits)
+        let renderer = SceneRenderer(libraries: CompilingLibraryProvider(), baseDirectory: ScenePaths.scenes, threads: 1, limits: limits)
         let document = try scene(Self.base)
         let first = try renderer.render(document)
         let second = try renderer.render(document)

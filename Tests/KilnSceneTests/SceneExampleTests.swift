@@ -1,6 +1,7 @@
 import Foundation
 import KilnRender
 import KilnScene
+import KilnServer
 import Testing
 
 /// The shipped examples under `scenes/` render.
@@ -8,7 +9,7 @@ import Testing
     func render(_ name: String) throws -> RGBAImage {
         let url = ScenePaths.scenes.appendingPathComponent(name)
         let document = try SceneDocument.decode(Array(try Data(contentsOf: url)))
-        return try SceneRenderer(baseDirectory: ScenePaths.scenes, threads: 1).render(document)
+        return try SceneRenderer(libraries: CompilingLibraryProvider(), baseDirectory: ScenePaths.scenes, threads: 1).render(document)
     }
 
     @Test func mapTriangleExample() throws {

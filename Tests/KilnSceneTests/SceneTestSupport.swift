@@ -1,6 +1,7 @@
 import Foundation
 import KilnRender
 import KilnScene
+import KilnServer
 import KilnTestSupport
 import Testing
 
@@ -31,7 +32,7 @@ func sceneError(_ text: String) -> String? {
 }
 
 /// Renders a scene with one worker (deterministic and cheap on the shared cores).
-func renderScene(_ text: String, renderer: SceneRenderer = SceneRenderer(baseDirectory: ScenePaths.scenes, threads: 1)) throws -> RGBAImage {
+func renderScene(_ text: String, renderer: SceneRenderer = SceneRenderer(libraries: CompilingLibraryProvider(), baseDirectory: ScenePaths.scenes, threads: 1)) throws -> RGBAImage {
     try renderer.render(try scene(text))
 }
 

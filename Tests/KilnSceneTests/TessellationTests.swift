@@ -1,6 +1,7 @@
 import Foundation
 import KilnRender
 import KilnScene
+import KilnServer
 import Testing
 
 /// Ear clipping covers exactly the pixels whose centres lie inside the polygon.
@@ -52,7 +53,7 @@ import Testing
     @Test func tessellationBudgetIsANamedLimit() throws {
         var limits = SceneLimits()
         limits.maxTessellationSteps = 3
-        let renderer = SceneRenderer(baseDirectory: ScenePaths.scenes, threads: 1, limits: limits)
+        let renderer = SceneRenderer(libraries: CompilingLibraryProvider(), baseDirectory: ScenePaths.scenes, threads: 1, limits: limits)
         let document = try scene("""
         {"width": 16, "height": 16,
          "sources": {"p": {"type": "geometry", "data": {"type": "Polygon", "coordinates": [[[0, 0], [16, 0], [8, 4], [16, 16], [0, 16]]]}}},

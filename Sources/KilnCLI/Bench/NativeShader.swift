@@ -1,4 +1,5 @@
 import Foundation
+import KilnRender
 import KilnVM
 
 /// A benchmark shader hand-written in Swift: the baseline the VM is compared with.
@@ -16,15 +17,8 @@ protocol NativeShader: Sendable {
 
 /// Helpers the native shaders share: the MSL builtins they use, in binary32.
 enum NativeMath {
-    /// One channel to RGBA8 as the renderer stores it: clamp to 0…1, `⌊v·255 + 0.5⌋`.
-    @inline(__always) static func byte(_ value: Float) -> UInt8 {
-        let clamped = value > 1 ? 1 : (value > 0 ? value : 0)    // NaN → 0
-        // ⌊clamped·255 + 0.5⌋ branch-free, as the renderer's `quantize` does it.
-        let v = clamped * 255 + 0.5
-        let nearest = (v + 8_388_608) - 8_388_608
-        let floor = nearest > v ? nearest - 1 : nearest
-        return UInt8(truncatingIfNeeded: (floor + 8_388_608).bitPattern)
-    }
+    /// One channel to RGBA8 exactly as the renderer stores it (`KilnRender.quantize`).
+    @inline(__always) static func byte(_ value: Float) -> UInt8 { quantize(value) }
 
     /// Stores a premultiplied colour at `output[offset…offset+3]`.
     @inline(__always) static func store(_ r: Float, _ g: Float, _ b: Float, _ a: Float,
