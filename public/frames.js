@@ -1,19 +1,33 @@
 // Draws preview frames (docs/protocol.md: a 32-byte "KLNF" header, then premultiplied
 // RGBA8) into a canvas, reusing one ImageData per size, and keeps fps/render statistics.
 
-const HEADER_BYTES = 32;
+// The frame header's layout, defined once for the page (the server's FrameHeader.Field;
+// a Swift test checks this table and docs/protocol.md against it). Little-endian.
+export const FRAME_HEADER = {
+  bytes: 32,
+  magic: "KLNF",
+  version: 1,
+  fields: {
+    magic: 0, version: 4, format: 5, flags: 6, sequence: 8, time: 12, width: 20, height: 24, renderMicroseconds: 28,
+  },
+};
+
+const MAGIC = [...FRAME_HEADER.magic].map((c) => c.charCodeAt(0));
 
 export function parseFrame(buffer) {
   const view = new DataView(buffer);
-  if (buffer.byteLength < HEADER_BYTES || view.getUint32(0, false) !== 0x4b4c4e46) return null; // "KLNF"
+  const at = FRAME_HEADER.fields;
+  if (buffer.byteLength < FRAME_HEADER.bytes) return null;
+  if (!MAGIC.every((byte, index) => view.getUint8(at.magic + index) === byte)) return null;
+  if (view.getUint8(at.version) !== FRAME_HEADER.version) return null;
   return {
-    format: view.getUint8(5),
-    sequence: view.getUint32(8, true),
-    time: view.getFloat64(12, true),
-    width: view.getUint32(20, true),
-    height: view.getUint32(24, true),
-    renderMicroseconds: view.getUint32(28, true),
-    payload: new Uint8Array(buffer, HEADER_BYTES),
+    format: view.getUint8(at.format),
+    sequence: view.getUint32(at.sequence, true),
+    time: view.getFloat64(at.time, true),
+    width: view.getUint32(at.width, true),
+    height: view.getUint32(at.height, true),
+    renderMicroseconds: view.getUint32(at.renderMicroseconds, true),
+    payload: new Uint8Array(buffer, FRAME_HEADER.bytes),
   };
 }
 
