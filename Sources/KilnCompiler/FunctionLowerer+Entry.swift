@@ -18,6 +18,27 @@ struct LoweredFunction {
     var range: SourceRange
 }
 
+/// What binding an entry's parameters has handed out so far: the renderer-facing
+/// parameters, lane inputs, uniform words and buffer/texture slots.
+struct EntryBindings {
+    var parameters: [Parameter] = []
+    var inputs: [(slot: LaneSlot, first: VirtualRegister)] = []
+    /// The next uniform word.
+    var word: UInt32 = 0
+    /// Slots handed out in order to parameters without an explicit `[[texture(n)]]` /
+    /// `[[buffer(n)]]`, and the slot counts the function needs.
+    var nextTexture: UInt32
+    var nextBuffer: UInt32 = 0
+    var textureCount: UInt32
+    var bufferCount: UInt32 = 0
+
+    /// A layer effect's `SwiftUI::Layer` takes texture slot 0.
+    init(kind: FunctionKind) {
+        nextTexture = kind == .layer ? 1 : 0
+        textureCount = kind == .layer ? 1 : 0
+    }
+}
+
 extension FunctionLowerer {
     /// Lowers the entry function with the binding conventions of the renderer: lane
     /// inputs (position, color, stage_in fields, vertex_id), uniform words for user
@@ -32,112 +53,133 @@ extension FunctionLowerer {
         state.locations.append(function.range.start)
         state.locationIndex[function.range.start.file << 32 | function.range.start.offset] = 0
 
-        var parameters: [Parameter] = []
-        var inputs: [(slot: LaneSlot, first: VirtualRegister)] = []
-        var word: UInt32 = 0
-        var nextTexture: UInt32 = kind == .layer ? 1 : 0
-        var nextBuffer: UInt32 = 0
-        var textureCount: UInt32 = kind == .layer ? 1 : 0
-        var bufferCount: UInt32 = 0
-        let stitchable = kind != .vertex && kind != .fragment
-
-        func input(_ name: String, _ attribute: String, _ type: KType, flat: Bool = false) -> [VirtualRegister] {
-            let group = newUnit(size: count(type), prologue: false)
-            for member in group { state.isUniform[member] = false }
-            if let valueType = valueType(type) {
-                inputs.append((LaneSlot(name: name, attribute: attribute, type: valueType, register: 0, flat: flat), group[0]))
-            }
-            return group
-        }
-        func uniformWords(_ type: KType) -> (UInt32, [VirtualRegister]) {
-            let first = word
-            let registers = (0..<count(type)).map { argument(first + UInt32($0)) }
-            word += UInt32(count(type))
-            return (first, registers)
-        }
-
         for p in function.parameters { try checkSize(p.type, p.range) }
         try checkSize(function.returnType, function.range)
-        for (index, p) in function.parameters.enumerated() {
-            let annotation = entry.argumentDocs.first { $0.name == p.name }.map {
-                ArgumentAnnotation(minimum: $0.minimum.map { Float($0) }, maximum: $0.maximum.map { Float($0) },
-                                   defaultValue: $0.defaultValue.map { Float($0) }, help: $0.help)
-            }
-            var storage: VariableStorage
-            var binding: Binding
-            var parameterValueType = valueType(p.type)
-            if stitchable && index < entry.firstUserArgument {
-                if p.type == .layer {
-                    storage = .texture(slot: 0)
-                    binding = .layer
-                    parameterValueType = nil
-                } else if index == 0 {
-                    storage = .components(input("position", "position", p.type))
-                    binding = .position
-                } else {
-                    storage = .components(input("color", "color", p.type))
-                    binding = .color
-                }
-            } else if p.attributes.contains(.stageIn), case .structure(let s) = p.type {
-                var registers: [VirtualRegister] = []
-                for field in structs[s].fields {
-                    registers += input(field.name, field.attributes.slotSpelling, field.type, flat: field.attributes.contains(.flat))
-                }
-                storage = .components(registers)
-                binding = .stageIn
-                parameterValueType = nil
-            } else if p.attributes.contains(.vertexID) || p.attributes.contains(.instanceID) {
-                let isVertex = p.attributes.contains(.vertexID)
-                storage = .components(input(p.name, isVertex ? "vertex_id" : "instance_id", p.type))
-                binding = isVertex ? .vertexID : .instanceID
-            } else if p.attributes.contains(.position) {
-                storage = .components(input(p.name, "position", p.type))
-                binding = .position
-            } else {
-                switch p.type {
-                case .texture:
-                    var slot = nextTexture
-                    if let n = p.attributes.textureSlot { slot = n } else { nextTexture += 1 }
-                    storage = .texture(slot: slot)
-                    binding = .texture(slot: slot)
-                    textureCount = max(textureCount, Self.slotCount(slot))
-                    parameterValueType = nil
-                case .layer:
-                    storage = .texture(slot: 0)
-                    binding = .layer
-                    parameterValueType = nil
-                case .sampler:
-                    storage = .sampler(nil)
-                    binding = .sampler
-                    parameterValueType = nil
-                case .pointer(let element, _):
-                    var slot = nextBuffer
-                    if let n = p.attributes.bufferSlot { slot = n } else { nextBuffer += 1 }
-                    storage = .buffer(slot: slot, element: element)
-                    var countWord: UInt32?
-                    if stitchable, index + 1 < function.parameters.count,
-                       case .scalar(let k) = function.parameters[index + 1].type, k.isInteger {
-                        countWord = word
-                    }
-                    binding = .buffer(slot: slot, countWord: countWord)
-                    bufferCount = max(bufferCount, Self.slotCount(slot))
-                    parameterValueType = valueType(element)
-                default:
-                    let (first, registers) = uniformWords(p.type)
-                    storage = .components(registers)
-                    binding = .uniform(word: first)
-                }
-            }
-            if case .components(let values) = storage, state.frames[0].pinned.contains(p.variable) {
-                try declareValue(p.variable, type: p.type, values: values, pinned: true)
-            } else {
-                declare(p.variable, storage: storage)
-            }
-            parameters.append(Parameter(name: p.name, typeName: p.typeSpelling, valueType: parameterValueType,
-                                        binding: binding, annotation: annotation))
+        var bindings = EntryBindings(kind: kind)
+        for index in function.parameters.indices {
+            try bindParameter(index, of: function, kind: kind, into: &bindings)
+        }
+        let outputs = declareResults(of: function, kind: kind)
+        if kind == .fragment && functionDiscards[entry.function] {
+            let register = newHome(uniform: false)
+            emitBody(IRInstruction(opcode: .mov, a: register, b: zero))
+            state.discardRegister = register
         }
 
-        // Results: one output slot per returned struct field, or one `result` slot.
+        try lowerBlock(function.body)
+        placeLabel(state.frames[0].endLabel)
+
+        let textureCount = max(bindings.textureCount, state.usedTextureSlots.max().map(Self.slotCount) ?? 0)
+        let bufferCount = max(bindings.bufferCount, state.usedBufferSlots.max().map(Self.slotCount) ?? 0)
+        return LoweredFunction(state: state, name: function.name, kind: kind, parameters: bindings.parameters,
+                               returnTypeName: typeName(function.returnType), inputs: bindings.inputs, outputs: outputs,
+                               discardRegister: state.discardRegister, uniformWordCount: bindings.word,
+                               bufferCount: bufferCount, textureCount: textureCount, range: function.range)
+    }
+
+    /// A lane input: one varying register per component, recorded as a lane slot.
+    private func laneInput(_ name: String, _ attribute: String, _ type: KType, flat: Bool = false,
+                           into bindings: inout EntryBindings) -> [VirtualRegister] {
+        let group = newUnit(size: count(type), prologue: false)
+        for member in group { state.isUniform[member] = false }
+        if let valueType = valueType(type) {
+            bindings.inputs.append((LaneSlot(name: name, attribute: attribute, type: valueType, register: 0, flat: flat), group[0]))
+        }
+        return group
+    }
+
+    /// Binds parameter `index` of the entry: where its value comes from (a lane input, the
+    /// layer texture, a texture or buffer slot, a sampler, uniform words), declared as the
+    /// parameter's variable, and described for the renderer.
+    private func bindParameter(_ index: Int, of function: CheckedFunction, kind: FunctionKind,
+                               into bindings: inout EntryBindings) throws {
+        let p = function.parameters[index]
+        let stitchable = kind != .vertex && kind != .fragment
+        let annotation = entry.argumentDocs.first { $0.name == p.name }.map {
+            ArgumentAnnotation(minimum: $0.minimum.map { Float($0) }, maximum: $0.maximum.map { Float($0) },
+                               defaultValue: $0.defaultValue.map { Float($0) }, help: $0.help)
+        }
+        var storage: VariableStorage
+        var binding: Binding
+        var parameterValueType = valueType(p.type)
+        if stitchable && index < entry.firstUserArgument {
+            if p.type == .layer {
+                storage = .texture(slot: 0)
+                binding = .layer
+                parameterValueType = nil
+            } else if index == 0 {
+                storage = .components(laneInput("position", "position", p.type, into: &bindings))
+                binding = .position
+            } else {
+                storage = .components(laneInput("color", "color", p.type, into: &bindings))
+                binding = .color
+            }
+        } else if p.attributes.contains(.stageIn), case .structure(let s) = p.type {
+            var registers: [VirtualRegister] = []
+            for field in structs[s].fields {
+                registers += laneInput(field.name, field.attributes.slotSpelling, field.type,
+                                       flat: field.attributes.contains(.flat), into: &bindings)
+            }
+            storage = .components(registers)
+            binding = .stageIn
+            parameterValueType = nil
+        } else if p.attributes.contains(.vertexID) || p.attributes.contains(.instanceID) {
+            let isVertex = p.attributes.contains(.vertexID)
+            storage = .components(laneInput(p.name, isVertex ? "vertex_id" : "instance_id", p.type, into: &bindings))
+            binding = isVertex ? .vertexID : .instanceID
+        } else if p.attributes.contains(.position) {
+            storage = .components(laneInput(p.name, "position", p.type, into: &bindings))
+            binding = .position
+        } else {
+            switch p.type {
+            case .texture:
+                var slot = bindings.nextTexture
+                if let n = p.attributes.textureSlot { slot = n } else { bindings.nextTexture += 1 }
+                storage = .texture(slot: slot)
+                binding = .texture(slot: slot)
+                bindings.textureCount = max(bindings.textureCount, Self.slotCount(slot))
+                parameterValueType = nil
+            case .layer:
+                storage = .texture(slot: 0)
+                binding = .layer
+                parameterValueType = nil
+            case .sampler:
+                storage = .sampler(nil)
+                binding = .sampler
+                parameterValueType = nil
+            case .pointer(let element, _):
+                var slot = bindings.nextBuffer
+                if let n = p.attributes.bufferSlot { slot = n } else { bindings.nextBuffer += 1 }
+                storage = .buffer(slot: slot, element: element)
+                // A stitchable `floatArray` is followed by its element count (SwiftUI passes it).
+                var countWord: UInt32?
+                if stitchable, index + 1 < function.parameters.count,
+                   case .scalar(let k) = function.parameters[index + 1].type, k.isInteger {
+                    countWord = bindings.word
+                }
+                binding = .buffer(slot: slot, countWord: countWord)
+                bindings.bufferCount = max(bindings.bufferCount, Self.slotCount(slot))
+                parameterValueType = valueType(element)
+            default:
+                let first = bindings.word
+                let registers = (0..<count(p.type)).map { argument(first + UInt32($0)) }
+                bindings.word += UInt32(count(p.type))
+                storage = .components(registers)
+                binding = .uniform(word: first)
+            }
+        }
+        if case .components(let values) = storage, state.frames[0].pinned.contains(p.variable) {
+            try declareValue(p.variable, type: p.type, values: values, pinned: true)
+        } else {
+            declare(p.variable, storage: storage)
+        }
+        bindings.parameters.append(Parameter(name: p.name, typeName: p.typeSpelling, valueType: parameterValueType,
+                                             binding: binding, annotation: annotation))
+    }
+
+    /// Results: one output slot per returned struct field, or one `result` slot; their
+    /// registers are the entry frame's return home.
+    private func declareResults(of function: CheckedFunction, kind: FunctionKind) -> [(slot: LaneSlot, first: VirtualRegister)] {
         var outputs: [(slot: LaneSlot, first: VirtualRegister)] = []
         var returnHome: [VirtualRegister] = []
         func output(_ name: String, _ attribute: String, _ type: KType, flat: Bool) {
@@ -156,21 +198,7 @@ extension FunctionLowerer {
             output("result", kind == .fragment ? "color(0)" : "", function.returnType, flat: false)
         }
         state.frames[0].returnHome = returnHome
-        if kind == .fragment && functionDiscards[entry.function] {
-            let register = newHome(uniform: false)
-            emitBody(IRInstruction(opcode: .mov, a: register, b: zero))
-            state.discardRegister = register
-        }
-
-        try lowerBlock(function.body)
-        placeLabel(state.frames[0].endLabel)
-
-        textureCount = max(textureCount, state.usedTextureSlots.max().map(Self.slotCount) ?? 0)
-        bufferCount = max(bufferCount, state.usedBufferSlots.max().map(Self.slotCount) ?? 0)
-        return LoweredFunction(state: state, name: function.name, kind: kind, parameters: parameters,
-                               returnTypeName: typeName(function.returnType), inputs: inputs, outputs: outputs,
-                               discardRegister: state.discardRegister, uniformWordCount: word,
-                               bufferCount: bufferCount, textureCount: textureCount, range: function.range)
+        return outputs
     }
 
     /// Slots needed to use `slot`: `slot + 1`, saturating so `[[buffer(4294967295)]]` cannot
