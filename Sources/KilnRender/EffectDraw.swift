@@ -12,7 +12,8 @@ final class EffectDraw: PreparedDraw {
     let height: Int
     /// The content a distortion samples and a color effect reads.
     let source: Texture
-    let executors: [Executor]
+    /// One lane shader per worker thread.
+    let shaders: [LaneShader]
     let threads: Int
     let rowsPerBand: Int
     /// Where the lane inputs and outputs live.
@@ -33,21 +34,13 @@ final class EffectDraw: PreparedDraw {
         }
         try request.limits.check(width: width, height: height, what: "output")
         source = request.content ?? Texture(width: 0, height: 0, pixels: [])
-        let binder = ArgumentBinder(width: width, height: height, time: request.time, values: request.arguments)
-        let (uniforms, buffers) = try binder.bind(function)
-        let resources = DrawResources(uniforms: uniforms, buffers: buffers,
-                                      textures: Renderer.textures(for: function, request: request),
-                                      limits: request.executionLimits)
-        let prepared = PreparedFunction(library: request.library, functionIndex: functionIndex)
+        let stage = try ShaderStage(request: request, functionIndex: functionIndex, arguments: request.arguments,
+                                    width: width, height: height)
         threads = Renderer.workerCount(request.threads)
         rowsPerBand = request.rowsPerBand
-        var executors: [Executor] = []
-        do {
-            for _ in 0..<threads { executors.append(try Executor(prepared, resources: resources)) }
-        } catch {
-            throw Renderer.describe(error, library: request.library)
-        }
-        self.executors = executors
+        var shaders: [LaneShader] = []
+        for _ in 0..<threads { shaders.append(try stage.makeShader()) }
+        self.shaders = shaders
         plan = LanePlan(function)
     }
 
@@ -56,33 +49,31 @@ final class EffectDraw: PreparedDraw {
         let width = self.width
         TileScheduler.run(height: height, threads: threads, rowsPerBand: rowsPerBand) { worker, rows in
             guard !failures.hasFailure else { return }
-            let executor = executors[worker]
-            do {
+            let shader = shaders[worker]
+            do throws(RenderError) {
                 for y in rows {
                     var x0 = 0
                     while x0 < width {
                         let count = min(laneCount, width - x0)
-                        try shade(executor, y: y, x0: x0, count: count, output: pixels + (y * width + x0) * 4)
+                        try shade(shader, y: y, x0: x0, count: count, output: pixels + (y * width + x0) * 4)
                         x0 += count
                     }
                 }
-            } catch let error as VMError {
-                failures.record(Renderer.describe(error, library: library))
             } catch {
-                failures.record(RenderError("\(error)"))
+                failures.record(error)
             }
         }
         if let failure = failures.first { throw failure }
     }
 
     /// Shades `count` pixels of row `y` from `x0` in one batch.
-    private func shade(_ executor: Executor, y: Int, x0: Int, count: Int, output: UnsafeMutablePointer<UInt8>) throws(VMError) {
-        writeInputs(executor, y: y, x0: x0, count: count)
-        try executor.run()
+    private func shade(_ shader: LaneShader, y: Int, x0: Int, count: Int, output: UnsafeMutablePointer<UInt8>) throws(RenderError) {
+        writeInputs(shader, y: y, x0: x0, count: count)
+        try shader.run()
         if function.kind == .distortion, let result = plan.color {
             // The function says where to read the source for this pixel: one batch sample
             // (the VM's vectorized lane loops) rather than a `Sampling.sample` call per pixel.
-            let xs = executor.floatLanes(result), ys = executor.floatLanes(result + 1)
+            let xs = shader.floatLanes(result), ys = shader.floatLanes(result + 1)
             withUnsafeTemporaryAllocation(of: Float.self, capacity: 4 * laneCount) { texels in
                 let r = texels.baseAddress!
                 Sampling.sampleLanes(source, xs: xs, ys: ys, mode: .layer, into: r)
@@ -91,12 +82,12 @@ final class EffectDraw: PreparedDraw {
             return
         }
         guard let colour = plan.color else { return }
-        let r = executor.floatLanes(colour)
-        let g = plan.colorComponents > 1 ? executor.floatLanes(colour + 1) : r
-        let b = plan.colorComponents > 2 ? executor.floatLanes(colour + 2) : r
+        let r = shader.floatLanes(colour)
+        let g = plan.colorComponents > 1 ? shader.floatLanes(colour + 1) : r
+        let b = plan.colorComponents > 2 ? shader.floatLanes(colour + 2) : r
         if let discardRegister = function.discardRegister {
-            let a = plan.colorComponents > 3 ? executor.floatLanes(colour + 3) : nil
-            let discarded = executor.lanes(discardRegister)
+            let a = plan.colorComponents > 3 ? shader.floatLanes(colour + 3) : nil
+            let discarded = shader.lanes(discardRegister)
             for lane in 0..<count {
                 if discarded[lane] != 0 {
                     store(0, 0, 0, 0, output + lane * 4)       // left at its initial transparent black
@@ -105,7 +96,7 @@ final class EffectDraw: PreparedDraw {
                 }
             }
         } else if plan.colorComponents > 3 {
-            storeLanes(r, g, b, executor.floatLanes(colour + 3), count: count, output: output)
+            storeLanes(r, g, b, shader.floatLanes(colour + 3), count: count, output: output)
         } else {
             for lane in 0..<count { store(r[lane], g[lane], b[lane], 1, output + lane * 4) }
         }
@@ -128,29 +119,29 @@ final class EffectDraw: PreparedDraw {
 
     /// Writes the lane inputs for pixels (`x0` …, `y`). Lanes past `count` repeat the last
     /// pixel: they compute something harmless that is never stored.
-    private func writeInputs(_ executor: Executor, y: Int, x0: Int, count: Int) {
+    private func writeInputs(_ shader: LaneShader, y: Int, x0: Int, count: Int) {
         let last = count - 1
         let rowCenter = Float(y) + 0.5
         for input in plan.inputs {
             switch input.role {
             case .position(let components):
-                let xs = executor.floatLanes(input.register)
+                let xs = shader.floatLanes(input.register)
                 for lane in 0..<laneCount { xs[lane] = Float(x0 + min(lane, last)) + 0.5 }
-                if components > 1 { executor.floatLanes(input.register + 1).update(repeating: rowCenter, count: laneCount) }
-                if components > 2 { executor.floatLanes(input.register + 2).update(repeating: 0, count: laneCount) }
-                if components > 3 { executor.floatLanes(input.register + 3).update(repeating: 1, count: laneCount) }
+                if components > 1 { shader.floatLanes(input.register + 1).update(repeating: rowCenter, count: laneCount) }
+                if components > 2 { shader.floatLanes(input.register + 2).update(repeating: 0, count: laneCount) }
+                if components > 3 { shader.floatLanes(input.register + 3).update(repeating: 1, count: laneCount) }
             case .sourceColor:
                 // Four consecutive registers are consecutive lane blocks: one planar row read.
-                _ = executor.floatLanes(input.register + 3)       // checks the last one exists
-                Sampling.readRowLanes(source, x0: x0, y: y, count: count, into: executor.floatLanes(input.register))
+                _ = shader.floatLanes(input.register + 3)       // checks the last one exists
+                Sampling.readRowLanes(source, x0: x0, y: y, count: count, into: shader.floatLanes(input.register))
             case .uv:
-                let us = executor.floatLanes(input.register)
+                let us = shader.floatLanes(input.register)
                 let invWidth = Float(width), height = Float(self.height)
                 for lane in 0..<laneCount { us[lane] = (Float(x0 + min(lane, last)) + 0.5) / invWidth }
-                executor.floatLanes(input.register + 1).update(repeating: rowCenter / height, count: laneCount)
+                shader.floatLanes(input.register + 1).update(repeating: rowCenter / height, count: laneCount)
             case .zero(let components):
                 for component in 0..<components {
-                    executor.lanes(input.register + UInt16(component)).update(repeating: 0, count: laneCount)
+                    shader.lanes(input.register + UInt16(component)).update(repeating: 0, count: laneCount)
                 }
             }
         }

@@ -18,8 +18,8 @@ final class TriangleDraw: PreparedDraw {
     private let library: Library
     private let vertexFunction: Function
     private let fragmentFunction: Function
-    private let vertexExecutor: Executor
-    private let fragmentExecutor: Executor
+    private let vertexShader: LaneShader
+    private let fragmentShader: LaneShader
     private let vertexCount: Int
     /// Per fragment input: where its value comes from.
     private let varyings: [Varying]
@@ -61,21 +61,12 @@ final class TriangleDraw: PreparedDraw {
             throw RenderError("argument '\(unknown)': neither '\(vertexFunction.name)' nor '\(fragmentFunction.name)' has an argument called '\(unknown)'")
         }
         let (outputWidth, outputHeight) = (request.width, request.height)
-        func executor(_ function: Function, index: Int, names: Set<String>) throws(RenderError) -> Executor {
-            let binder = ArgumentBinder(width: outputWidth, height: outputHeight, time: request.time,
-                                        values: request.arguments.filter { names.contains($0.key) })
-            let (uniforms, buffers) = try binder.bind(function)
-            let resources = DrawResources(uniforms: uniforms, buffers: buffers,
-                                          textures: Renderer.textures(for: function, request: request),
-                                          limits: request.executionLimits)
-            do {
-                return try Executor(PreparedFunction(library: request.library, functionIndex: index), resources: resources)
-            } catch {
-                throw Renderer.describe(error, library: request.library)
-            }
+        func shader(_ function: Function, index: Int, names: Set<String>) throws(RenderError) -> LaneShader {
+            try ShaderStage(request: request, functionIndex: index, arguments: request.arguments.filter { names.contains($0.key) },
+                            width: outputWidth, height: outputHeight).makeShader()
         }
-        vertexExecutor = try executor(vertexFunction, index: vertexIndex, names: vertexNames)
-        fragmentExecutor = try executor(fragmentFunction, index: fragmentIndex, names: fragmentNames)
+        vertexShader = try shader(vertexFunction, index: vertexIndex, names: vertexNames)
+        fragmentShader = try shader(fragmentFunction, index: fragmentIndex, names: fragmentNames)
 
         // Vertex count: given, else the first buffer's length over its element size, else 3.
         var count = request.vertexCount ?? 3
@@ -159,16 +150,16 @@ final class TriangleDraw: PreparedDraw {
         while first < vertexCount {
             let count = min(laneCount, vertexCount - first)
             for slot in vertexFunction.inputs {
-                let lanes = vertexExecutor.lanes(slot.register)
+                let lanes = vertexShader.lanes(slot.register)
                 for lane in 0..<laneCount {
                     lanes[lane] = slot.attribute == "vertex_id" ? UInt32(first + min(lane, count - 1)) : 0
                 }
             }
-            do { try vertexExecutor.run() } catch { throw Renderer.describe(error, library: library) }
+            try vertexShader.run()
             var offset = 0
             for slot in vertexFunction.outputs {
                 for component in 0..<slot.type.componentCount {
-                    let lanes = vertexExecutor.floatLanes(slot.register + UInt16(component))
+                    let lanes = vertexShader.floatLanes(slot.register + UInt16(component))
                     for lane in 0..<count { result[(first + lane) * stride + offset + component] = lanes[lane] }
                 }
                 offset += slot.type.componentCount
@@ -227,7 +218,7 @@ final class TriangleDraw: PreparedDraw {
         let last = fragments.count - 1
         for varying in varyings {
             for component in 0..<varying.components {
-                let lanes = fragmentExecutor.floatLanes(varying.register + UInt16(component))
+                let lanes = fragmentShader.floatLanes(varying.register + UInt16(component))
                 for lane in 0..<laneCount {
                     let f = fragments[min(lane, last)]
                     guard let source = varying.source else {
@@ -247,21 +238,16 @@ final class TriangleDraw: PreparedDraw {
                 }
             }
         }
-        do { try fragmentExecutor.run() } catch { throw Renderer.describe(error, library: library) }
+        try fragmentShader.run()
         guard let colorRegister else { return }
-        let channels = (0..<4).map { $0 < colorComponents ? fragmentExecutor.floatLanes(colorRegister + UInt16($0)) : nil }
-        let discarded = fragmentFunction.discardRegister.map { fragmentExecutor.lanes($0) }
-        for (lane, fragment) in fragments.enumerated() {
-            if let discarded, discarded[lane] != 0 { continue }
-            let r = channels[0]?[lane] ?? 0, g = channels[1]?[lane] ?? 0, b = channels[2]?[lane] ?? 0
-            let alpha = channels[3]?[lane] ?? 1
-            let sourceAlpha = alpha.isNaN ? 0 : min(max(alpha, 0), 1)
-            let index = fragment.pixel * 4
-            let keep = 1 - sourceAlpha
-            framebuffer[index] = r + framebuffer[index] * keep
-            framebuffer[index + 1] = g + framebuffer[index + 1] * keep
-            framebuffer[index + 2] = b + framebuffer[index + 2] * keep
-            framebuffer[index + 3] = alpha + framebuffer[index + 3] * keep
+        let channels = (0..<4).map { $0 < colorComponents ? fragmentShader.floatLanes(colorRegister + UInt16($0)) : nil }
+        let discarded = fragmentFunction.discardRegister.map { fragmentShader.lanes($0) }
+        framebuffer.withUnsafeMutableBufferPointer { pixels in
+            for (lane, fragment) in fragments.enumerated() {
+                if let discarded, discarded[lane] != 0 { continue }
+                let r = channels[0]?[lane] ?? 0, g = channels[1]?[lane] ?? 0, b = channels[2]?[lane] ?? 0
+                Compositing.over(r, g, b, channels[3]?[lane] ?? 1, onto: pixels.baseAddress! + fragment.pixel * 4)
+            }
         }
     }
 }

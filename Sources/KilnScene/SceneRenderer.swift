@@ -122,10 +122,10 @@ public final class SceneRenderer {
                     renderCounts[layer.id, default: 0] += 1
                     lastDrawn.append(layer.id)
                 }
-                if output.replaces { slot = output.pixels } else { Self.over(output.pixels, onto: &slot) }
+                if output.replaces { slot = output.pixels } else { Compositing.over(output.pixels, onto: &slot) }
                 beneath.add(key.value)
             }
-            Self.over(slot, onto: &frame)
+            Compositing.over(slot, onto: &frame)
             frameKey.add(beneath.value)
         }
         return (frameKey.value, frame)
@@ -383,19 +383,6 @@ public final class SceneRenderer {
 
     // MARK: Pixels
 
-    /// Premultiplied source-over: `destination = source + destination·(1 − source.a)`.
-    static func over(_ source: [Float], onto destination: inout [Float]) {
-        let count = min(source.count, destination.count)
-        var index = 0
-        while index + 3 < count {
-            let keep = 1 - min(max(source[index + 3], 0), 1)
-            destination[index] = source[index] + destination[index] * keep
-            destination[index + 1] = source[index + 1] + destination[index + 1] * keep
-            destination[index + 2] = source[index + 2] + destination[index + 2] * keep
-            destination[index + 3] = source[index + 3] + destination[index + 3] * keep
-            index += 4
-        }
-    }
 
 }
 

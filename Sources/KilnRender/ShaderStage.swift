@@ -1,0 +1,63 @@
+import KilnBytecode
+import KilnVM
+
+/// One batch of a function's work: the renderer writes lane inputs into registers, runs
+/// the batch of `laneCount` lanes, and reads the results from registers. This is all the
+/// draws (`EffectDraw`, `TriangleDraw`) know of execution; the VM is its implementation
+/// (`VMLaneShader`), so a draw never builds or drives an executor itself.
+protocol LaneShader: AnyObject {
+    /// The lanes of a register, as floats or as raw 32-bit words (masks, discard flags).
+    func floatLanes(_ register: UInt16) -> UnsafeMutablePointer<Float>
+    func lanes(_ register: UInt16) -> UnsafeMutablePointer<UInt32>
+    /// Runs the batch; a runtime error names the source line.
+    func run() throws(RenderError)
+}
+
+/// A library function with its arguments, buffers and textures bound for one draw: makes
+/// one `LaneShader` per worker thread.
+struct ShaderStage {
+    let function: Function
+    private let library: Library
+    private let prepared: PreparedFunction
+    private let resources: DrawResources
+
+    /// Binds `arguments` (plus `time`, `size`, `bounds` for a `width`×`height` output) and
+    /// the request's content as textures for the function at `functionIndex`.
+    init(request: RenderRequest, functionIndex: Int, arguments: [String: [Float]], width: Int, height: Int) throws(RenderError) {
+        library = request.library
+        function = library.functions[functionIndex]
+        let binder = ArgumentBinder(width: width, height: height, time: request.time, values: arguments)
+        let (uniforms, buffers) = try binder.bind(function)
+        resources = DrawResources(uniforms: uniforms, buffers: buffers,
+                                  textures: Renderer.textures(for: function, request: request),
+                                  limits: request.executionLimits)
+        prepared = PreparedFunction(library: library, functionIndex: functionIndex)
+    }
+
+    /// A shader for one worker (lane shaders are not thread-safe; the prepared code is shared).
+    func makeShader() throws(RenderError) -> LaneShader {
+        do {
+            return VMLaneShader(executor: try Executor(prepared, resources: resources), library: library)
+        } catch {
+            throw Renderer.describe(error, library: library)
+        }
+    }
+}
+
+/// The VM as the renderer's lane shader.
+final class VMLaneShader: LaneShader {
+    private let executor: Executor
+    private let library: Library
+
+    init(executor: Executor, library: Library) {
+        self.executor = executor
+        self.library = library
+    }
+
+    @inline(__always) func floatLanes(_ register: UInt16) -> UnsafeMutablePointer<Float> { executor.floatLanes(register) }
+    @inline(__always) func lanes(_ register: UInt16) -> UnsafeMutablePointer<UInt32> { executor.lanes(register) }
+
+    func run() throws(RenderError) {
+        do { try executor.run() } catch { throw Renderer.describe(error, library: library) }
+    }
+}
