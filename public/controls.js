@@ -36,6 +36,14 @@ function rangeFor(argument, value) {
 
 const toHex = (v) => Math.round(Math.min(1, Math.max(0, v)) * 255).toString(16).padStart(2, "0");
 
+/** "name  auto: what", for an argument the preview fills in itself (names as text, not markup). */
+function automaticLabel(name, what) {
+  const label = document.createElement("label");
+  const note = Object.assign(document.createElement("span"), { className: "auto", textContent: `auto: ${what}` });
+  label.append(name, note);
+  return label;
+}
+
 export class ArgumentControls {
   constructor(container, onChange) {
     this.container = container;
@@ -49,7 +57,8 @@ export class ArgumentControls {
     this.values = {};
     const args = (fn?.arguments ?? []).filter((a) => a.binding !== "texture");
     if (!args.length) {
-      this.container.innerHTML = `<p class="hint">${fn ? "This function takes no arguments." : "Compile a shader to get its controls."}</p>`;
+      const text = fn ? "This function takes no arguments." : "Compile a shader to get its controls.";
+      this.container.append(Object.assign(document.createElement("p"), { className: "hint", textContent: text }));
       return;
     }
     args.forEach((argument, index) => {
@@ -62,11 +71,11 @@ export class ArgumentControls {
       while (value.length < n) value.push(0);
 
       if (isAutomatic(argument)) {
-        row.innerHTML = `<label>${argument.name}<span class="auto">auto: ${AUTOMATIC[argument.name]}</span></label>`;
+        row.append(automaticLabel(argument.name, AUTOMATIC[argument.name]));
       } else if (argument.binding === "buffer") {
         row.append(this.listField(argument, saved[argument.name] ?? argument.default ?? [1, 1, 1]));
       } else if (previous?.binding === "buffer" && /int/.test(argument.type)) {
-        row.innerHTML = `<label>${argument.name}<span class="auto">auto: element count of ${previous.name}</span></label>`;
+        row.append(automaticLabel(argument.name, `element count of ${previous.name}`));
       } else if (isColor(argument)) {
         row.append(this.colorField(argument, value));
       } else {

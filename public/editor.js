@@ -69,7 +69,8 @@ export class Editor {
     this.pre.innerHTML = highlight(this.text, marks);
     let gutter = "";
     for (let line = 1; line <= starts.length; line++) {
-      const severity = byLine.get(line);
+      // Only the two known severities become a class (the rest of the line is a number).
+      const severity = { error: "error", warning: "warning" }[byLine.get(line)];
       gutter += severity ? `<div class="${severity}" title="${severity}">${line}</div>` : `<div>${line}</div>`;
     }
     this.gutter.innerHTML = gutter;

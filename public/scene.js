@@ -6,6 +6,11 @@
 
 const SLOTS = ["bottom", "middle", "top", undefined];
 
+/** A new element with its properties set (text goes in as text, never as HTML). */
+function element(tag, properties = {}) {
+  return Object.assign(document.createElement(tag), properties);
+}
+
 /** Layers in the order the server draws them: slots bottom, middle, top, then unslotted. */
 export function drawingOrder(layers) {
   return SLOTS.flatMap((slot) => layers.filter((layer) => layer.slot === slot));
@@ -28,7 +33,8 @@ export class ScenePanel {
     this.container.replaceChildren();
     const layers = this.document?.layers ?? [];
     if (!layers.length) {
-      this.container.innerHTML = `<p class="hint">This scene has no layers.</p>`;
+      const hint = Object.assign(document.createElement("p"), { className: "hint", textContent: "This scene has no layers." });
+      this.container.append(hint);
       return;
     }
     const ordered = drawingOrder(layers).reverse(); // topmost first, like a layer panel
@@ -41,15 +47,23 @@ export class ScenePanel {
     row.draggable = true;
     row.dataset.id = layer.id;
     const visible = layer.visible !== false;
-    row.innerHTML = `<div class="layer-head">
-        <input type="checkbox" aria-label="Show ${layer.id}" ${visible ? "checked" : ""}>
-        <span class="layer-name"></span><span class="badge"></span>
-        <span class="spacer"></span>
-        <button class="icon" data-move="up" aria-label="Move ${layer.id} up" title="Move up">↑</button>
-        <button class="icon" data-move="down" aria-label="Move ${layer.id} down" title="Move down">↓</button>
-      </div>`;
-    row.querySelector(".layer-name").textContent = layer.id;
-    row.querySelector(".badge").textContent = layer.slot ? `${layer.type} · ${layer.slot}` : layer.type;
+    // Layer ids and types come from the document: they go in as text and attribute
+    // values, never as markup.
+    const head = element("div", { className: "layer-head" });
+    const checkbox = element("input", { type: "checkbox", checked: visible });
+    checkbox.setAttribute("aria-label", `Show ${layer.id}`);
+    const moveButton = (direction, arrow) => {
+      const button = element("button", { className: "icon", title: `Move ${direction}`, textContent: arrow });
+      button.dataset.move = direction;
+      button.setAttribute("aria-label", `Move ${layer.id} ${direction}`);
+      return button;
+    };
+    head.append(checkbox,
+      element("span", { className: "layer-name", textContent: layer.id }),
+      element("span", { className: "badge", textContent: layer.slot ? `${layer.type} · ${layer.slot}` : layer.type }),
+      element("span", { className: "spacer" }),
+      moveButton("up", "↑"), moveButton("down", "↓"));
+    row.append(head);
     row.querySelector("input").addEventListener("change", (e) => {
       layer.visible = e.target.checked;
       this.onUpdate(layer.id, { visible: layer.visible });

@@ -178,3 +178,27 @@ def test_scene_mode(browser):
         assert digest(browser)[2:] == [512, 384]
     finally:
         server.stop()
+
+
+def test_names_from_documents_are_text_not_markup(browser):
+    """Layer ids come from a user's scene document: the layer panel shows them as text
+    (and in aria labels), never as markup that runs."""
+    server = KilnServer().start()
+    try:
+        browser.get(server.http + "/")
+        wait_for(lambda: digest(browser)[1] > 8, message="the shader preview")
+        browser.find_element(By.ID, "mode-scene").click()
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#layers .layer"), message="the layer list")
+        hostile = '<img src=x onerror="window.pwned=1">" data-x="'
+        scene = ('{"width": 32, "height": 32, "layers": [{"id": %s, "type": "background", "paint": {"background-color": "#336699"}}]}'
+                 % __import__("json").dumps(hostile))
+        set_source(browser, scene)
+        name = wait_for(lambda: [e for e in browser.find_elements(By.CSS_SELECTOR, "#layers .layer-name") if e.text == hostile],
+                        message="the hostile id shown as text")
+        assert name
+        assert browser.find_elements(By.CSS_SELECTOR, "#layers img") == []
+        assert browser.execute_script("return window.pwned === undefined")
+        box = browser.find_element(By.CSS_SELECTOR, "#layers input[type=checkbox]")
+        assert box.get_attribute("aria-label") == "Show " + hostile
+    finally:
+        server.stop()
