@@ -102,19 +102,21 @@ extension FunctionLowerer {
         var storage: VariableStorage
         var binding: Binding
         var parameterValueType = valueType(p.type)
-        if stitchable && index < entry.firstUserArgument {
-            if p.type == .layer {
-                storage = .texture(slot: 0)
-                binding = .layer
-                parameterValueType = nil
-            } else if index == 0 {
-                storage = .components(laneInput("position", "position", p.type, into: &bindings))
-                binding = .position
-            } else {
-                storage = .components(laneInput("color", "color", p.type, into: &bindings))
-                binding = .color
-            }
-        } else if p.attributes.contains(.stageIn), case .structure(let s) = p.type {
+        switch entry.bindings[index] {
+        case .position:
+            // A stitchable effect's position is the lane slot "position" whatever its name.
+            let name = stitchable && index < entry.firstUserArgument ? "position" : p.name
+            storage = .components(laneInput(name, "position", p.type, into: &bindings))
+            binding = .position
+        case .color:
+            storage = .components(laneInput("color", "color", p.type, into: &bindings))
+            binding = .color
+        case .layer:
+            storage = .texture(slot: 0)
+            binding = .layer
+            parameterValueType = nil
+        case .stageIn:
+            guard case .structure(let s) = p.type else { throw fail("[[stage_in]] parameter '\(p.name)' is not a struct", p.range) }
             var registers: [VirtualRegister] = []
             for field in structs[s].fields {
                 registers += laneInput(field.name, field.attributes.slotSpelling, field.type,
@@ -123,50 +125,43 @@ extension FunctionLowerer {
             storage = .components(registers)
             binding = .stageIn
             parameterValueType = nil
-        } else if p.attributes.contains(.vertexID) || p.attributes.contains(.instanceID) {
-            let isVertex = p.attributes.contains(.vertexID)
-            storage = .components(laneInput(p.name, isVertex ? "vertex_id" : "instance_id", p.type, into: &bindings))
-            binding = isVertex ? .vertexID : .instanceID
-        } else if p.attributes.contains(.position) {
-            storage = .components(laneInput(p.name, "position", p.type, into: &bindings))
-            binding = .position
-        } else {
-            switch p.type {
-            case .texture:
-                var slot = bindings.nextTexture
-                if let n = p.attributes.textureSlot { slot = n } else { bindings.nextTexture += 1 }
-                storage = .texture(slot: slot)
-                binding = .texture(slot: slot)
-                bindings.textureCount = max(bindings.textureCount, Self.slotCount(slot))
-                parameterValueType = nil
-            case .layer:
-                storage = .texture(slot: 0)
-                binding = .layer
-                parameterValueType = nil
-            case .sampler:
-                storage = .sampler(nil)
-                binding = .sampler
-                parameterValueType = nil
-            case .pointer(let element, _):
-                var slot = bindings.nextBuffer
-                if let n = p.attributes.bufferSlot { slot = n } else { bindings.nextBuffer += 1 }
-                storage = .buffer(slot: slot, element: element)
-                // A stitchable `floatArray` is followed by its element count (SwiftUI passes it).
-                var countWord: UInt32?
-                if stitchable, index + 1 < function.parameters.count,
-                   case .scalar(let k) = function.parameters[index + 1].type, k.isInteger {
-                    countWord = bindings.word
-                }
-                binding = .buffer(slot: slot, countWord: countWord)
-                bindings.bufferCount = max(bindings.bufferCount, Self.slotCount(slot))
-                parameterValueType = valueType(element)
-            default:
-                let first = bindings.word
-                let registers = (0..<count(p.type)).map { argument(first + UInt32($0)) }
-                bindings.word += UInt32(count(p.type))
-                storage = .components(registers)
-                binding = .uniform(word: first)
+        case .vertexID:
+            storage = .components(laneInput(p.name, "vertex_id", p.type, into: &bindings))
+            binding = .vertexID
+        case .instanceID:
+            storage = .components(laneInput(p.name, "instance_id", p.type, into: &bindings))
+            binding = .instanceID
+        case .texture(let explicit):
+            let slot = explicit ?? bindings.nextTexture
+            if explicit == nil { bindings.nextTexture += 1 }
+            storage = .texture(slot: slot)
+            binding = .texture(slot: slot)
+            bindings.textureCount = max(bindings.textureCount, Self.slotCount(slot))
+            parameterValueType = nil
+        case .sampler:
+            storage = .sampler(nil)
+            binding = .sampler
+            parameterValueType = nil
+        case .buffer(let explicit):
+            guard case .pointer(let element, _) = p.type else { throw fail("buffer parameter '\(p.name)' is not a pointer", p.range) }
+            let slot = explicit ?? bindings.nextBuffer
+            if explicit == nil { bindings.nextBuffer += 1 }
+            storage = .buffer(slot: slot, element: element)
+            // A stitchable `floatArray` is followed by its element count (SwiftUI passes it).
+            var countWord: UInt32?
+            if stitchable, index + 1 < function.parameters.count,
+               case .scalar(let k) = function.parameters[index + 1].type, k.isInteger {
+                countWord = bindings.word
             }
+            binding = .buffer(slot: slot, countWord: countWord)
+            bindings.bufferCount = max(bindings.bufferCount, Self.slotCount(slot))
+            parameterValueType = valueType(element)
+        case .uniform:
+            let first = bindings.word
+            let registers = (0..<count(p.type)).map { argument(first + UInt32($0)) }
+            bindings.word += UInt32(count(p.type))
+            storage = .components(registers)
+            binding = .uniform(word: first)
         }
         if case .components(let values) = storage, state.frames[0].pinned.contains(p.variable) {
             try declareValue(p.variable, type: p.type, values: values, pinned: true)

@@ -149,11 +149,14 @@ public struct EntryInfo: Sendable {
     /// `position` / `color` / `layer` for stitchable kinds; 0 for vertex/fragment).
     public var firstUserArgument: Int
     public var argumentDocs: [ArgumentDoc]
-    public init(function: FunctionID, kind: EntryKind, firstUserArgument: Int, argumentDocs: [ArgumentDoc]) {
+    /// Where each parameter's value comes from, in parameter order.
+    public var bindings: [EntryBinding]
+    public init(function: FunctionID, kind: EntryKind, firstUserArgument: Int, argumentDocs: [ArgumentDoc], bindings: [EntryBinding]) {
         self.function = function
         self.kind = kind
         self.firstUserArgument = firstUserArgument
         self.argumentDocs = argumentDocs
+        self.bindings = bindings
     }
 }
 

@@ -44,7 +44,8 @@ extension Checker {
                         at: declaration.nameRange)
             }
         }
-        entries.append(EntryInfo(function: functionID, kind: kind, firstUserArgument: firstUserArgument, argumentDocs: docs))
+        entries.append(EntryInfo(function: functionID, kind: kind, firstUserArgument: firstUserArgument, argumentDocs: docs,
+                                 bindings: EntryBinding.of(function, kind: kind, firstUserArgument: firstUserArgument)))
     }
 
     // MARK: SwiftUI effects

@@ -83,6 +83,9 @@ import Testing
         #expect(H.errors(r.diagnostics).isEmpty, "\(r.diagnostics)")
         let program = try #require(r.program)
         #expect(program.entries.map(\.kind) == [.vertex, .fragment])
+        // Bindings are the checker's facts: a `constant float &` with [[buffer(0)]] is a uniform.
+        #expect(program.entries[0].bindings == [.vertexID, .instanceID, .buffer(slot: 0)])
+        #expect(program.entries[1].bindings == [.stageIn, .texture(slot: 1), .sampler, .uniform])
         #expect(program.structs[0].fields.map(\.attributes) == [["position"], ["user(uv)"], ["flat"]])
         let fs = program.functions[1]
         #expect(fs.parameters.map(\.attributes) == [["stage_in"], ["texture(1)"], ["sampler(0)"], ["buffer(0)"]])
@@ -138,6 +141,19 @@ import Testing
         ])
         #expect(H.warnings(diagnostics).count == 1)
         #expect(H.warnings(diagnostics).first?.contains("'@arg nothing'") == true)
+    }
+
+    @Test func stitchableBindingsComeFromTheSignature() throws {
+        let r = H.check(Self.header + """
+        [[ stitchable ]] half4 tint(float2 position, half4 color, float amount, device const float *weights, int count) {
+            return color * half(amount + weights[0] + float(count) + position.x);
+        }
+        [[ stitchable ]] half4 blur(float2 p, SwiftUI::Layer layer, float radius) { return layer.sample(p + radius); }
+        """)
+        #expect(H.errors(r.diagnostics).isEmpty, "\(r.diagnostics)")
+        let program = try #require(r.program)
+        #expect(program.entries.map(\.bindings) == [[.position, .color, .uniform, .buffer(slot: nil), .uniform],
+                                                    [.position, .layer, .uniform]])
     }
 }
 
