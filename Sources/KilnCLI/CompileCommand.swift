@@ -16,8 +16,8 @@ struct CompileCommand: ParsableCommand {
         abstract: "Compile shader files into a .kilnlib library.",
         discussion: """
             Every file except '.h' headers is a translation unit; headers are only \
-            included. Headers named by `#include "name"` are found next to the file \
-            that includes them. Without -o the library is written to <first file>.kilnlib \
+            included. `#include "path"` is found next to the file that includes it, then \
+            in each -I folder; `#include <path>` only in the -I folders. Without -o the library is written to <first file>.kilnlib \
             in the current directory; with --json and no -o nothing is written.
             """)
 
@@ -30,9 +30,12 @@ struct CompileCommand: ParsableCommand {
     @Flag(help: "Print a JSON report (diagnostics, functions, library) on stdout.")
     var json = false
 
+    @Option(name: [.customShort("I"), .customLong("include-directory")], help: "A folder #include searches after the including file's own (repeatable).")
+    var includeDirectories: [String] = []
+
     func run() throws {
-        let sources = try ShaderSources.load(files)
-        let result = ShaderBuild.compile(sources, printDiagnostics: !json)
+        let sources = try ShaderSources.load(files, includeDirectories: includeDirectories)
+        let result = ShaderBuild.compile(sources.files, searchPaths: sources.searchPaths, printDiagnostics: !json)
         var libraryBytes: [UInt8]?
         if let library = result.library {
             let bytes = LibraryWriter.encode(library)

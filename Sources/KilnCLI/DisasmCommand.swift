@@ -15,8 +15,11 @@ struct DisasmCommand: ParsableCommand {
     @Argument(help: "One .kilnlib, or shader files (.metal, .h).")
     var files: [String]
 
+    @Option(name: [.customShort("I"), .customLong("include-directory")], help: "A folder #include searches after the including file's own (repeatable).")
+    var includeDirectories: [String] = []
+
     func run() throws {
-        let loaded = try ShaderBuild.load(files)
+        let loaded = try ShaderBuild.load(files, includeDirectories: includeDirectories)
         var text = Disassembler.disassemble(loaded.library,
                                             sourceTexts: loaded.sources.isEmpty ? nil : loaded.sources.map(\.text))
         if !text.hasSuffix("\n") { text += "\n" }

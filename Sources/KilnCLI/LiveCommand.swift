@@ -38,7 +38,10 @@ struct LiveCommand: ParsableCommand {
     @Option(help: "Token for a server started with --token.")
     var token: String?
 
-    @Option(help: "Seconds between checks of the file for changes.")
+    @Option(name: [.customShort("I"), .customLong("include-directory")], help: "A folder #include searches after the including file's own (repeatable).")
+    var includeDirectories: [String] = []
+
+    @Option(help: "Seconds between checks of the files for changes (the shader and every header it includes).")
     var pollInterval = 0.1
 
     @Option(help: "Stop after this many compile results (0 = run until interrupted).")
@@ -67,10 +70,11 @@ struct LiveCommand: ParsableCommand {
             }
             backoff = 0.25
             Console.current.error("kiln live: connected to \(server)\n")
-            var sources = try ShaderSources.load([file])
-            send(sources, to: client)
+            var loaded = try ShaderSources.load([file], includeDirectories: includeDirectories)
+            var sources = loaded.files
+            send(loaded, to: client)
             lastSent = sources
-            var watched = modificationStamp()
+            var watched = modificationStamps(loaded.diskPaths)
             var previewing = false
             connection: while true {
                 switch client.receive(timeout: pollInterval) {
@@ -104,14 +108,18 @@ struct LiveCommand: ParsableCommand {
                 case nil:
                     break
                 }
-                let stamp = modificationStamp()
+                // Every file the shader reached is watched: saving a header recompiles too.
+                let stamp = modificationStamps(loaded.diskPaths)
                 if stamp != watched {
-                    watched = stamp
-                    if let reloaded = try? ShaderSources.load([file]), reloaded.map(\.text) != lastSent?.map(\.text) {
-                        sources = reloaded
-                        send(sources, to: client)
-                        lastSent = sources
+                    if let reloaded = try? ShaderSources.load([file], includeDirectories: includeDirectories) {
+                        loaded = reloaded
+                        if reloaded.files.map(\.text) != lastSent?.map(\.text) || reloaded.files.map(\.name) != lastSent?.map(\.name) {
+                            sources = reloaded.files
+                            send(reloaded, to: client)
+                            lastSent = sources
+                        }
                     }
+                    watched = modificationStamps(loaded.diskPaths)
                 }
             }
             client.close()
@@ -119,13 +127,16 @@ struct LiveCommand: ParsableCommand {
         }
     }
 
-    private func send(_ sources: [SourceFile], to client: WebSocketClient) {
-        let files = sources.map { ["name": $0.name, "text": $0.text] }
-        client.send(.text(jsonText(["type": "compile", "files": files])))
+    private func send(_ loaded: ShaderSources.Loaded, to client: WebSocketClient) {
+        let files = loaded.files.map { ["name": $0.name, "text": $0.text] }
+        var message: [String: Any] = ["type": "compile", "files": files]
+        if !loaded.searchPaths.isEmpty { message["searchPaths"] = loaded.searchPaths }
+        client.send(.text(jsonText(message)))
     }
 
-    private func modificationStamp() -> Date? {
-        (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
+    /// When each file was last changed (nil for a file that is gone).
+    private func modificationStamps(_ paths: [String]) -> [Date?] {
+        paths.map { (try? FileManager.default.attributesOfItem(atPath: $0))?[.modificationDate] as? Date }
     }
 
     private func jsonText(_ object: [String: Any]) -> String {

@@ -28,6 +28,9 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: "Shader files (.metal, .h) or one .kilnlib.")
     var files: [String] = []
 
+    @Option(name: [.customShort("I"), .customLong("include-directory")], help: "A folder #include searches after the including file's own (repeatable).")
+    var includeDirectories: [String] = []
+
     @Option(help: "Render a scene document (docs/scenes.md) instead of shader files.")
     var scene: String?
 
@@ -85,7 +88,7 @@ struct RenderCommand: ParsableCommand {
         guard !files.isEmpty else { throw ValidationError("give shader files (or a library), or --scene FILE") }
         let values = try ArgumentValues.parse(arguments)
         let explicitSize = try size.map { try ImageSize(parsing: $0) }
-        let loaded = try ShaderBuild.load(files)
+        let loaded = try ShaderBuild.load(files, includeDirectories: includeDirectories)
         let library = loaded.library
         let targets = try selectFunctions(in: library)
 

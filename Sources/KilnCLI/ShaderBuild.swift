@@ -9,8 +9,8 @@ import KilnLanguage
 enum ShaderBuild {
     /// Compiles `sources`, printing every diagnostic to stderr clang-style (coloured when
     /// stderr is a terminal) unless `printDiagnostics` is false.
-    static func compile(_ sources: [SourceFile], printDiagnostics: Bool = true) -> CompileResult {
-        let result = Compiler.compile(sources)
+    static func compile(_ sources: [SourceFile], searchPaths: [String] = [], printDiagnostics: Bool = true) -> CompileResult {
+        let result = Compiler.compile(sources, options: CompileOptions(includeSearchPaths: searchPaths))
         if printDiagnostics, !result.diagnostics.isEmpty {
             let console = Console.current
             var text = DiagnosticRenderer.text(result.diagnostics, files: result.files,
@@ -41,15 +41,15 @@ enum ShaderBuild {
 
     /// Loads `paths`: one `.kilnlib`, or shader files compiled on the spot (compile errors
     /// are printed and end the command with exit status 1).
-    static func load(_ paths: [String]) throws -> LoadedLibrary {
+    static func load(_ paths: [String], includeDirectories: [String] = []) throws -> LoadedLibrary {
         if let first = paths.first, isLibrary(first) {
             guard paths.count == 1 else {
                 throw CommandFailure("give either one .kilnlib or shader files, not both")
             }
             return try readLibrary(first)
         }
-        let sources = try ShaderSources.load(paths)
-        let result = compile(sources)
+        let sources = try ShaderSources.load(paths, includeDirectories: includeDirectories)
+        let result = compile(sources.files, searchPaths: sources.searchPaths)
         guard let library = result.library else {
             throw ExitCode.failure
         }

@@ -3,10 +3,13 @@ import KilnLanguage
 
 /// Reads the shader files named on the command line, plus the headers they include.
 ///
-/// The compiler resolves `#include "name"` only among the files of one request, so the
-/// command line has to bring the headers along: for every `#include "name"` in a file
-/// read here, `name` is looked up next to that file and added (once) when it exists.
-/// A missing header is left for the compiler to report at the `#include` line.
+/// The compiler never reads the disk: it resolves `#include` among the files of one request
+/// by their names (`IncludePath`). So the command line names every file by its path
+/// relative to the folder of the first input (`wave.metal`, `../Headers/Types.h`), brings
+/// along every header an include reaches — next to the including file, then in each `-I`
+/// folder, exactly as the compiler will look — and passes the `-I` folders as search paths
+/// named the same way. A missing header is left for the compiler to report at the
+/// `#include` line.
 enum ShaderSources {
     /// Limits on what is read, so a stray argument cannot pull in a huge tree.
     struct Limits {
@@ -16,47 +19,75 @@ enum ShaderSources {
         var maxFileBytes = 16 << 20
     }
 
+    /// The files of one compile, where they are on disk, and the search paths by name.
+    struct Loaded {
+        var files: [SourceFile]
+        /// The disk path of each file (what `kiln live` watches).
+        var diskPaths: [String]
+        /// The `-I` folders as the compiler sees them (relative to the first input's folder).
+        var searchPaths: [String]
+    }
+
     /// Loads `paths` in order, then the headers they include. Files ending in `.h` are
     /// include-only; at least one other file must be given.
-    static func load(_ paths: [String], limits: Limits = Limits()) throws -> [SourceFile] {
-        guard !paths.isEmpty else { throw CommandFailure("no input files") }
-        var files: [SourceFile] = []
-        var directories: [String] = []
+    static func load(_ paths: [String], includeDirectories: [String] = [], limits: Limits = Limits()) throws -> Loaded {
+        guard let firstPath = paths.first else { throw CommandFailure("no input files") }
+        let base = (absolute(firstPath) as NSString).deletingLastPathComponent
+        var loaded = Loaded(files: [], diskPaths: [],
+                            searchPaths: includeDirectories.map { relativePath(from: base, to: absolute($0)) })
         var seenNames = Set<String>()
 
-        func read(_ path: String, as name: String) throws {
-            guard files.count < limits.maxFiles else {
+        func read(_ path: String) throws {
+            guard loaded.files.count < limits.maxFiles else {
                 throw CommandFailure("too many source files (limit \(limits.maxFiles))")
             }
             let text = try readText(path, limit: limits.maxFileBytes)
-            files.append(SourceFile(name: name, text: text))
-            directories.append((path as NSString).deletingLastPathComponent)
+            let name = relativePath(from: base, to: absolute(path))
+            loaded.files.append(SourceFile(name: name, text: text))
+            loaded.diskPaths.append(path)
             seenNames.insert(name)
         }
 
         for path in paths {
-            let name = (path as NSString).lastPathComponent
+            let name = relativePath(from: base, to: absolute(path))
             guard !seenNames.contains(name) else {
-                throw CommandFailure("two input files are called '\(name)'; file names must be unique")
+                throw CommandFailure("'\(path)' is given twice")
             }
-            try read(path, as: name)
+            try read(path)
         }
-        guard files.contains(where: { !isHeader($0.name) }) else {
+        guard loaded.files.contains(where: { !isHeader($0.name) }) else {
             throw CommandFailure("only headers given: '.h' files are include-only; name a .metal file")
         }
         // Breadth-first over the include graph; `files` grows while we walk it.
         var index = 0
-        while index < files.count {
-            for included in includedNames(in: files[index].text) where !seenNames.contains(included) {
-                let directory = directories[index]
-                let candidate = directory.isEmpty ? included : (directory as NSString).appendingPathComponent(included)
-                if FileManager.default.isReadableFile(atPath: candidate) {
-                    try read(candidate, as: included)
+        while index < loaded.files.count {
+            let directory = (loaded.diskPaths[index] as NSString).deletingLastPathComponent
+            for include in includes(in: loaded.files[index].text) {
+                let folders = (include.isSystem ? [] : [directory]) + includeDirectories
+                for folder in folders {
+                    let candidate = folder.isEmpty ? include.path : (folder as NSString).appendingPathComponent(include.path)
+                    guard FileManager.default.isReadableFile(atPath: candidate) else { continue }
+                    if !seenNames.contains(relativePath(from: base, to: absolute(candidate))) { try read(candidate) }
+                    break
                 }
             }
             index += 1
         }
-        return files
+        return loaded
+    }
+
+    /// `path` as an absolute path with `.` and `..` resolved.
+    static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    /// The path of `target` seen from folder `base` (both absolute): `a/b.h`, `../c/d.h`.
+    static func relativePath(from base: String, to target: String) -> String {
+        let from = base.split(separator: "/"), to = target.split(separator: "/")
+        var common = 0
+        while common < from.count, common < to.count - 1, from[common] == to[common] { common += 1 }
+        let up = Array(repeating: "..", count: from.count - common)
+        return (up + to[common...].map(String.init)).joined(separator: "/")
     }
 
     /// Whether a file is include-only.
@@ -88,24 +119,23 @@ enum ShaderSources {
         return data
     }
 
-    /// The names of `#include "name"` directives in `text` (system `<...>` includes are
-    /// the compiler's business). A light scan: it may see an include inside a comment or
-    /// an `#if 0` block, which only means a header is read that the compiler ignores.
-    static func includedNames(in text: String) -> [String] {
-        var names: [String] = []
+    /// The `#include "path"` and `#include <path>` directives of `text`. A light scan: it may
+    /// see an include inside a comment or an `#if 0` block, which only means a header is
+    /// read that the compiler ignores.
+    static func includes(in text: String) -> [(path: String, isSystem: Bool)] {
+        var found: [(path: String, isSystem: Bool)] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             var rest = line.drop { $0 == " " || $0 == "\t" }
             guard rest.first == "#" else { continue }
             rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
             guard rest.hasPrefix("include") else { continue }
             rest = rest.dropFirst("include".count).drop { $0 == " " || $0 == "\t" }
-            guard rest.first == "\"" else { continue }
+            guard let open = rest.first, open == "\"" || open == "<" else { continue }
             rest = rest.dropFirst()
-            guard let close = rest.firstIndex(of: "\"") else { continue }
-            let name = String(rest[..<close])
-            // Only plain names: the compiler matches includes by file name.
-            if !name.isEmpty, !name.contains("/") { names.append(name) }
+            guard let close = rest.firstIndex(of: open == "<" ? ">" : "\"") else { continue }
+            let path = String(rest[..<close])
+            if !path.isEmpty { found.append((path, open == "<")) }
         }
-        return names
+        return found
     }
 }

@@ -12,9 +12,13 @@ public struct CompileOptions: Hashable, Sendable {
     /// Most helper calls inlined into one entry point. Every call is inlined, so helpers
     /// that each call the previous one twice would otherwise mean 2^n calls of work.
     public var maxInlinedCalls: Int
+    /// Folders `#include` searches after the including file's own, as names relative to
+    /// the request's files (`kiln compile -I`; see `IncludePath`).
+    public var includeSearchPaths: [String]
 
     public init(languageLimits: LanguageLimits = .default, libraryLimits: LibraryLimits = .default, optimize: Bool = true,
-                maxInlinedCalls: Int = 1 << 16) {
+                maxInlinedCalls: Int = 1 << 16, includeSearchPaths: [String] = []) {
+        self.includeSearchPaths = includeSearchPaths
         self.languageLimits = languageLimits
         self.libraryLimits = libraryLimits
         self.optimize = optimize
@@ -49,7 +53,8 @@ public enum Compiler {
         var names: [String: SourceRange] = [:]
         var failed = false
         for main in units {
-            let (checked, found) = Frontend.check(files: files, mainFile: main, limits: options.languageLimits)
+            let (checked, found) = Frontend.check(files: files, mainFile: main, limits: options.languageLimits,
+                                                  searchPaths: options.includeSearchPaths)
             diagnostics += found
             guard let program = checked, !found.contains(where: { $0.severity == .error }) else {
                 failed = true

@@ -40,9 +40,9 @@ public struct Parser {
 
     /// Preprocesses `files[mainFile]` (with its includes) and parses it.
     /// Always returns a unit; it holds every declaration that parsed.
-    public static func parse(files: [SourceFile], mainFile: Int,
-                             limits: LanguageLimits = .default) -> (unit: TranslationUnit, diagnostics: [Diagnostic]) {
-        let (tokens, problems) = Preprocessor.preprocess(files: files, mainFile: mainFile, limits: limits)
+    public static func parse(files: [SourceFile], mainFile: Int, limits: LanguageLimits = .default,
+                             searchPaths: [String] = []) -> (unit: TranslationUnit, diagnostics: [Diagnostic]) {
+        let (tokens, problems) = Preprocessor.preprocess(files: files, mainFile: mainFile, limits: limits, searchPaths: searchPaths)
         var parser = Parser(tokens: tokens, limits: limits, diagnostics: problems)
         let unit = parser.parseTranslationUnit()
         return (unit, parser.diagnostics)

@@ -106,9 +106,8 @@ extension Preprocessor {
             return
         }
         if isSystem, Preprocessor.systemHeaders.contains(name) { return }
-        let target = files.firstIndex(where: { $0.name == name })
-            ?? files.firstIndex(where: { $0.name.split(separator: "/").last.map(String.init) == name })
-        guard let target else {
+        let includer = files[directive.range.start.file].name
+        guard let target = IncludePath.resolve(name, from: includer, system: isSystem, searchPaths: searchPaths, files: files) else {
             diagnostics.append(.error("'\(name)' file not found", at: range))
             return
         }

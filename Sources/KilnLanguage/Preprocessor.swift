@@ -39,6 +39,9 @@ public struct Preprocessor {
     ]
 
     let files: [SourceFile]
+    /// Folders (as file-name prefixes) `#include` searches after the including file's own
+    /// (`IncludePath`).
+    let searchPaths: [String]
     let limits: LanguageLimits
     var macros: [String: Macro] = [:] {
         didSet { expansionSizes.removeAll(keepingCapacity: true) }
@@ -64,9 +67,10 @@ public struct Preprocessor {
     /// Counts expansions, so macros that expand to nothing forever still end.
     var expansionSteps = 0
 
-    init(files: [SourceFile], limits: LanguageLimits) {
+    init(files: [SourceFile], limits: LanguageLimits, searchPaths: [String] = []) {
         self.files = files
         self.limits = limits
+        self.searchPaths = searchPaths.map(IncludePath.normalize)
         for (name, value) in [("__METAL_VERSION__", "310"), ("__KILN__", "1")] {
             let range = SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1))
             macros[name] = Macro(name: name, parameters: nil, isVariadic: false,
@@ -76,13 +80,13 @@ public struct Preprocessor {
     }
 
     /// Preprocesses `files[mainFile]` and everything it includes; the result ends with `.endOfFile`.
-    public static func preprocess(files: [SourceFile], mainFile: Int,
-                                  limits: LanguageLimits = .default) -> (tokens: [Token], diagnostics: [Diagnostic]) {
+    public static func preprocess(files: [SourceFile], mainFile: Int, limits: LanguageLimits = .default,
+                                  searchPaths: [String] = []) -> (tokens: [Token], diagnostics: [Diagnostic]) {
         guard files.indices.contains(mainFile) else {
             let nowhere = SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1))
             return ([Token(kind: .endOfFile, text: "", range: nowhere)], [.error("no main file", at: nowhere)])
         }
-        var preprocessor = Preprocessor(files: files, limits: limits)
+        var preprocessor = Preprocessor(files: files, limits: limits, searchPaths: searchPaths)
         let start = SourceRange(at: SourceLocation(file: mainFile, offset: 0, line: 1, column: 1))
         let totalBytes = files.reduce(0) { $0 + $1.bytes.count }
         if totalBytes > limits.maxSourceBytes {

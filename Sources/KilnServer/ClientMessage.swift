@@ -6,8 +6,9 @@ import KilnScene
 /// the client"). Everything the server accepts is one of these cases; `ClientRequest.decode`
 /// is the only place that reads client JSON.
 public enum ClientMessage: Sendable {
-    /// `compile`: the files to compile (the first is the main file).
-    case compile([SourceFile])
+    /// `compile`: the files to compile (named by relative paths; `#include` resolves among
+    /// them as clang does on disk) and the folders `#include` also searches.
+    case compile([SourceFile], searchPaths: [String])
     /// A text message that is not JSON: the seed client's raw source, answered with the
     /// library alone (or the diagnostics).
     case seedCompile(SourceFile)
@@ -127,7 +128,7 @@ private struct MessageDecoder {
     func decode() throws -> ClientMessage {
         guard let type = object["type"] as? String else { throw ProtocolError(.badRequest, "message has no \"type\"") }
         switch type {
-        case "compile": return .compile(try files())
+        case "compile": return .compile(try files(), searchPaths: try searchPaths())
         case "preview.start": return .previewStart(try previewChange())
         case "preview.update": return .previewUpdate(try previewChange())
         case "preview.stop": return .previewStop
@@ -154,6 +155,12 @@ private struct MessageDecoder {
         }
         guard !files.isEmpty else { throw ProtocolError(.badRequest, "compile needs \"source\" or \"files\"") }
         return files
+    }
+
+    private func searchPaths() throws -> [String] {
+        guard let value = object["searchPaths"] else { return [] }
+        guard let paths = value as? [String] else { throw ProtocolError(.badRequest, "searchPaths must be an array of folder names") }
+        return paths
     }
 
     private func previewChange() throws -> PreviewChange {

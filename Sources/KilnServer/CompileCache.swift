@@ -35,9 +35,10 @@ public final class CompileCache: @unchecked Sendable {
         self.options = options
     }
 
-    /// The cached or freshly compiled shader for `files`, and whether it was a cache hit.
-    public func compile(_ files: [SourceFile]) -> (shader: CompiledShader, hit: Bool) {
-        let key = Self.key(for: files)
+    /// The cached or freshly compiled shader for `files` (with `#include` search paths), and
+    /// whether it was a cache hit.
+    public func compile(_ files: [SourceFile], searchPaths: [String] = []) -> (shader: CompiledShader, hit: Bool) {
+        let key = Self.key(for: files, searchPaths: searchPaths)
         condition.lock()
         while pending.contains(key) { condition.wait() }
         if let hit = entries[key] {
@@ -48,6 +49,8 @@ public final class CompileCache: @unchecked Sendable {
         pending.insert(key)
         condition.unlock()
 
+        var options = options
+        options.includeSearchPaths = searchPaths
         let shader = CompiledShader(result: Compiler.compile(files, options: options), key: key)
 
         condition.lock()
@@ -70,14 +73,15 @@ public final class CompileCache: @unchecked Sendable {
         order.append(key)
     }
 
-    /// SHA-256 over every file's name and text, length-prefixed so that boundaries count.
-    static func key(for files: [SourceFile]) -> [UInt8] {
+    /// SHA-256 over every file's name and text and the search paths, length-prefixed so
+    /// that boundaries count.
+    static func key(for files: [SourceFile], searchPaths: [String] = []) -> [UInt8] {
         var bytes: [UInt8] = []
-        for file in files {
-            for part in [Array(file.name.utf8), file.bytes] {
-                withUnsafeBytes(of: UInt64(part.count).littleEndian) { bytes.append(contentsOf: $0) }
-                bytes.append(contentsOf: part)
-            }
+        // A marker between files and search paths keeps the two lists from running together.
+        let parts = files.flatMap { [Array($0.name.utf8), $0.bytes] } + [[0xFF]] + searchPaths.map { Array($0.utf8) }
+        for part in parts {
+            withUnsafeBytes(of: UInt64(part.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: part)
         }
         return SHA256Digest.hash(bytes)
     }

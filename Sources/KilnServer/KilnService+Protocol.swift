@@ -17,7 +17,8 @@ extension KilnService {
         }
         let id = request.id
         switch request.message {
-        case .compile(let files): requestCompile(PendingCompile(files: files, id: id, seed: false), session: session)
+        case .compile(let files, let searchPaths):
+            requestCompile(PendingCompile(files: files, searchPaths: searchPaths, id: id, seed: false), session: session)
         case .seedCompile(let file): requestCompile(PendingCompile(files: [file], id: nil, seed: true), session: session)
         case .previewStart(let change): changePreview(change, session: session, id: id, start: true)
         case .previewUpdate(let change): changePreview(change, session: session, id: id, start: false)
@@ -101,7 +102,7 @@ extension KilnService {
     private func submitCompile(_ request: PendingCompile, sequence: Int, session: LiveSession) {
         workers.submit(.urgent) { [self] in
             guard session.sink.isOpen else { return }
-            let (shader, hit) = cache.compile(request.files)
+            let (shader, hit) = cache.compile(request.files, searchPaths: request.searchPaths)
             metrics.increment("kiln_compiles_total")
             if hit { metrics.increment("kiln_compile_cache_hits_total") }
             if !shader.succeeded { metrics.increment("kiln_compile_errors_total") }

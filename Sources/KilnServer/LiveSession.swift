@@ -34,6 +34,7 @@ struct PreviewSettings {
 /// A compile waiting for the session's compile budget: only the newest is kept.
 struct PendingCompile {
     var files: [SourceFile]
+    var searchPaths: [String] = []
     var id: RequestID?
     var seed: Bool
 }

@@ -76,7 +76,7 @@ struct RenderCommandTests {
     @Test("the renderer follows the conformance semantics for a color effect")
     func colorEffectSemantics() throws {
         // sepia with amount 0 returns the source colour: the output is the content itself.
-        let sources = try ShaderSources.load([TestSupport.path("shaders/tone.metal")])
+        let sources = try ShaderSources.load([TestSupport.path("shaders/tone.metal")]).files
         let library = try #require(ShaderBuild.compile(sources, printDiagnostics: false).library)
         let function = try #require(library.function(named: "sepia"))
         let renderer = FrameRenderer(threads: 2)

@@ -2,10 +2,10 @@ import Testing
 @testable import KilnLanguage
 
 /// Preprocesses `files` (the first is the main file) and returns the spellings.
-private func preprocess(_ files: [(String, String)], limits: LanguageLimits = .default)
+private func preprocess(_ files: [(String, String)], limits: LanguageLimits = .default, searchPaths: [String] = [])
     -> (texts: [String], tokens: [Token], diagnostics: [Diagnostic]) {
     let sources = files.map { SourceFile(name: $0.0, text: $0.1) }
-    let (tokens, diagnostics) = Preprocessor.preprocess(files: sources, mainFile: 0, limits: limits)
+    let (tokens, diagnostics) = Preprocessor.preprocess(files: sources, mainFile: 0, limits: limits, searchPaths: searchPaths)
     return (tokens.dropLast().map(\.text), tokens, diagnostics)
 }
 
@@ -112,6 +112,48 @@ private func expand(_ text: String) -> String {
         #expect(quoted.texts == ["x"])
         let system = preprocess([("main.metal", "#include <metal_things>\n")])
         #expect(system.diagnostics.map(\.message) == ["'metal_things' file not found"])
+    }
+
+    @Test func includePathsNormalizeLikeAFileSystem() {
+        #expect(IncludePath.normalize("a/./b/../c.h") == "a/c.h")
+        #expect(IncludePath.normalize("../x/../y.h") == "../y.h")
+        #expect(IncludePath.normalize("../../Common/U.h") == "../../Common/U.h")
+        #expect(IncludePath.join("Effects/Water", "../../Headers/Types.h") == "Headers/Types.h")
+        #expect(IncludePath.join("", "../Headers/Types.h") == "../Headers/Types.h")
+        #expect(IncludePath.directory(of: "Effects/ripple.metal") == "Effects")
+        #expect(IncludePath.directory(of: "ripple.metal") == "")
+    }
+
+    /// Project layouts as shader collections have them: includes relative to the including
+    /// file (also from inside a header), `<…>` through search paths, the nearest file first.
+    @Test func includesWithPathsResolveRelativeToTheIncludingFile() {
+        let result = preprocess([
+            ("Effects/Water/ripple.metal", "#include \"../../Headers/Types.h\"\n#include <Common/Uniforms.h>\nripple TYPES UNIFORMS"),
+            ("Headers/Types.h", "#include \"Math.h\"\n#define TYPES types"),
+            ("Headers/Math.h", "math"),
+            ("Math.h", "wrong_math"),
+            ("Shared/Common/Uniforms.h", "#define UNIFORMS uniforms"),
+        ], searchPaths: ["Shared"])
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.message))")
+        #expect(result.texts == ["math", "ripple", "types", "uniforms"])
+    }
+
+    @Test func includesWithPathsThatResolveNowhereNameThePath() {
+        let result = preprocess([
+            ("Effects/ripple.metal", "#include \"../Headers/Missing.h\"\n#include <Common/Uniforms.h>\nx"),
+            ("Headers/Types.h", ""),
+        ])
+        #expect(result.diagnostics.map(\.message) == ["'../Headers/Missing.h' file not found", "'Common/Uniforms.h' file not found"])
+        #expect(result.texts == ["x"])
+    }
+
+    @Test func aCycleThroughPathsEndsAtTheDepthLimit() {
+        let result = preprocess([
+            ("Effects/a.metal", "#include \"../Headers/b.h\"\nx"),
+            ("Headers/b.h", "#include \"c.h\"\n"),
+            ("Headers/c.h", "#include \"b.h\"\n"),
+        ])
+        #expect(result.diagnostics.map(\.message) == ["#include nested too deeply (limit maxIncludeDepth = 32)"])
     }
 
     @Test func includeDepthLimitIsNamed() {

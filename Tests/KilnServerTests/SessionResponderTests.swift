@@ -120,6 +120,33 @@ import Testing
         #expect(sink.wait { _ in sink.libraries.last.map { (try? LibraryReader.decode($0)) == expected } ?? false })
     }
 
+    /// A compile request carries a folder's worth of files named by relative paths; includes
+    /// resolve among them as on disk, and diagnostics name the paths.
+    @Test func compileRequestsCarryFoldersOfFiles() throws {
+        let (service, _) = Self.service()
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        func request(_ id: Int, header: String) -> String {
+            let files: [[String: String]] = [
+                ["name": "Effects/ripple.metal", "text": "#include \"../Headers/Types.h\"\n#include <Uniforms.h>\n[[ stitchable ]] float2 ripple(float2 p, float time) { return p + offset(time) * kGain; }\n"],
+                ["name": "Headers/Types.h", "text": header],
+                ["name": "Shared/Uniforms.h", "text": "constant float kGain = 2.0;\n"],
+            ]
+            let object: [String: Any] = ["type": "compile", "id": id, "files": files, "searchPaths": ["Shared"]]
+            return String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        }
+        service.receive(text: request(1, header: "static inline float offset(float t) { return sin(t); }\n"), session: session)
+        let good = try #require(sink.message("compiled"))
+        #expect(good["ok"] as? Bool == true, "\(good)")
+        service.receive(text: request(2, header: "static inline float offset(float t) { return sin(tt); }\n"), session: session)
+        let bad = try #require(sink.message("compiled", index: 1))
+        let diagnostics = try #require(bad["diagnostics"] as? [[String: Any]])
+        #expect(diagnostics.first?["file"] as? String == "Headers/Types.h")
+        service.receive(text: #"{"type":"compile","id":3,"source":"x","searchPaths":"Shared"}"#, session: session)
+        #expect(sink.message("error")?["code"] as? String == "bad_request")
+    }
+
     /// A compile of an older edit that finishes after a newer one never replaces it.
     @Test func olderCompilesNeverReplaceNewerLibraries() throws {
         let (service, _) = Self.service { $0.compilesPerSecond = 1000 }

@@ -47,7 +47,7 @@ struct BenchCompileCommand: ParsableCommand {
                                ("compile µs (median)", .right), ("instructions", .right), ("registers", .right)])
         var records: [[String: Any]] = []
         for path in paths {
-            let sources = try ShaderSources.load([path])
+            let sources = try ShaderSources.load([path]).files
             let lines = sources[0].lineStarts.count
             // One compile outside the timing: it reports errors and warms caches.
             let first = Compiler.compile(sources)
