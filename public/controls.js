@@ -1,13 +1,10 @@
 // Argument controls generated from an entry function's signature and @arg annotations:
 // sliders for float/half, paired sliders for float2, colour pickers for half4/half3
-// colours, a list field for arrays. `time`/`t`, `bounds`/`rect` and `size`/`resolution`
-// are filled in automatically, as the renderer does.
+// colours, a list field for arrays. Arguments the server marks `auto` (the clock, the
+// size, the rectangle under the names real shaders use: AutomaticArgument in the server)
+// are filled in by the preview and shown as such.
 
-const AUTOMATIC = {
-  time: "preview clock", t: "preview clock",
-  bounds: "layer rectangle", rect: "layer rectangle",
-  size: "preview size", resolution: "preview size",
-};
+const AUTOMATIC = { time: "preview clock", bounds: "layer rectangle", size: "preview size" };
 
 function componentCount(type) {
   const match = /(\d)(?:x(\d))?$/.exec(type.replace(/\s*\*$/, ""));
@@ -16,10 +13,7 @@ function componentCount(type) {
 }
 
 function isAutomatic(argument) {
-  if (!(argument.name in AUTOMATIC)) return false;
-  const n = componentCount(argument.type);
-  return (argument.name === "time" || argument.name === "t") ? n === 1
-    : (argument.name === "bounds" || argument.name === "rect") ? n === 4 : n === 2;
+  return argument.auto != null && argument.auto in AUTOMATIC;
 }
 
 function isColor(argument) {
@@ -55,6 +49,7 @@ export class ArgumentControls {
   build(fn, saved = {}) {
     this.container.replaceChildren();
     this.values = {};
+    this.zeroHint = null;
     const args = (fn?.arguments ?? []).filter((a) => a.binding !== "texture");
     if (!args.length) {
       const text = fn ? "This function takes no arguments." : "Compile a shader to get its controls.";
@@ -71,7 +66,7 @@ export class ArgumentControls {
       while (value.length < n) value.push(0);
 
       if (isAutomatic(argument)) {
-        row.append(automaticLabel(argument.name, AUTOMATIC[argument.name]));
+        row.append(automaticLabel(argument.name, AUTOMATIC[argument.auto]));
       } else if (argument.binding === "buffer") {
         row.append(this.listField(argument, saved[argument.name] ?? argument.default ?? [1, 1, 1]));
       } else if (previous?.binding === "buffer" && /int/.test(argument.type)) {
@@ -84,11 +79,23 @@ export class ArgumentControls {
       if (argument.help) row.title = argument.help;
       this.container.append(row);
     });
+    this.zeroHint = Object.assign(document.createElement("p"), { className: "hint zero-hint",
+      textContent: "Every argument is zero: the image may be blank until you set them." });
+    this.container.append(this.zeroHint);
+    this.updateZeroHint();
   }
 
   set(name, value) {
     this.values[name] = value;
+    this.updateZeroHint();
     this.onChange?.(name, value);
+  }
+
+  /** Shows the hint when the user-set numeric arguments are all zero (a likely blank image). */
+  updateZeroHint() {
+    if (!this.zeroHint) return;
+    const numbers = Object.values(this.values).filter((v) => Array.isArray(v) && v.length);
+    this.zeroHint.hidden = !(numbers.length && numbers.every((v) => v.every((x) => x === 0)));
   }
 
   sliders(argument, value) {

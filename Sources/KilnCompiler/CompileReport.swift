@@ -82,6 +82,8 @@ public enum CompileReport {
         object["max"] = annotation?.maximum.map(JSONText.number) ?? NSNull()
         object["default"] = (annotation?.defaultValue ?? []).map(JSONText.number)
         object["help"] = annotation?.help ?? ""
+        // What the preview fills in when the user gives nothing (`AutomaticArgument`).
+        object["auto"] = parameter.automatic?.rawValue ?? NSNull()
         return object
     }
 

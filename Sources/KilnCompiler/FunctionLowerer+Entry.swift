@@ -229,8 +229,9 @@ extension ScalarType {
         case .bool: self = .bool
         case .int: self = .int
         case .uint: self = .uint
-        case .short: self = .short
-        case .ushort: self = .ushort
+        // Libraries have 16-bit kinds only; 8-bit values are narrowed in the code itself.
+        case .short, .char: self = .short
+        case .ushort, .uchar: self = .ushort
         case .float: self = .float
         case .half: self = .half
         }

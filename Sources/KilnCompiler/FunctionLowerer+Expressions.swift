@@ -165,11 +165,15 @@ extension FunctionLowerer {
 
     // MARK: - Conversions and operators
 
-    /// Narrows a 32-bit integer result to `short`/`ushort`.
+    /// Narrows a 32-bit integer result to `short`/`ushort`/`char`/`uchar`, wrapping. There
+    /// is no 8-bit opcode: `char` sign-extends by shifting its byte to the top and back,
+    /// `uchar` masks its byte.
     func narrow(_ v: VirtualRegister, _ kind: ScalarKind) -> VirtualRegister {
         switch kind {
         case .short: return op(.sext16, v)
         case .ushort: return op(.zext16, v)
+        case .char: return op(.shr, op(.shl, v, constant(24)), constant(24))
+        case .uchar: return op(.and, v, constant(0xFF))
         default: return v
         }
     }
@@ -186,10 +190,10 @@ extension FunctionLowerer {
             return from.isFloat ? op(.ftoi, v) : v
         case .uint:
             return from.isFloat ? op(.ftou, v) : v
-        case .short:
-            return op(.sext16, from.isFloat ? op(.ftoi, v) : v)
-        case .ushort:
-            return op(.zext16, from.isFloat ? op(.ftou, v) : v)
+        case .short, .char:
+            return narrow(from.isFloat ? op(.ftoi, v) : v, to)
+        case .ushort, .uchar:
+            return narrow(from.isFloat ? op(.ftou, v) : v, to)
         }
     }
 

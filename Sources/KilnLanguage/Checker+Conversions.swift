@@ -285,6 +285,12 @@ extension Checker {
                 case .vector(_, let m) where m == n:
                     let converted = convertElements(argument, to: kind)
                     return TypedExpression(converted === argument ? .construct([argument]) : converted.kind, type: type, range: range)
+                case .vector(let from, let m) where m > n:
+                    // `half3(someHalf4)`: Apple's compiler takes the first components (as
+                    // `.xyz` would), and real shaders rely on it.
+                    let first = TypedExpression(.swizzle(argument, Array(0..<n)), type: .vector(from, n), range: argument.range)
+                    let converted = convertElements(first, to: kind)
+                    return TypedExpression(converted === first ? .construct([first]) : converted.kind, type: type, range: range)
                 default:
                     break
                 }

@@ -268,9 +268,9 @@ extension Checker {
         return TypedExpression(.increment(value, delta: delta, isPrefix: isPrefix), type: value.type, range: range)
     }
 
-    /// C's integral promotion: bool, short and ushort scalars compute as int.
+    /// C's integral promotion: bool, 8- and 16-bit integer scalars compute as int.
     func promoteIntegral(_ value: TypedExpression) -> TypedExpression {
-        if case .scalar(let kind) = value.type, kind == .bool || kind == .short || kind == .ushort {
+        if case .scalar(let kind) = value.type, kind == .bool || kind.isSmallInteger {
             return convertElements(value, to: .int)
         }
         return value
@@ -280,7 +280,7 @@ extension Checker {
     static func commonScalar(_ a: ScalarKind, _ b: ScalarKind) -> ScalarKind {
         if a == .float || b == .float { return .float }
         if a == .half || b == .half { return .half }
-        func promoted(_ k: ScalarKind) -> ScalarKind { k == .bool || k == .short || k == .ushort ? .int : k }
+        func promoted(_ k: ScalarKind) -> ScalarKind { k == .bool || k.isSmallInteger ? .int : k }
         if promoted(a) == .uint || promoted(b) == .uint { return .uint }
         return .int
     }

@@ -158,7 +158,7 @@ extension ConstantValue {
             case .uint(let u): return .float(Float(u))
             case .float: return self
             }
-        case .int, .short:
+        case .int, .short, .char:
             let wide: Int32
             switch self {
             case .bool(let b): wide = b ? 1 : 0
@@ -167,8 +167,12 @@ extension ConstantValue {
             case .float(let f):
                 if f.isNaN { wide = 0 } else if f >= 2147483647 { wide = .max } else if f <= -2147483648 { wide = .min } else { wide = Int32(f) }
             }
-            return .int(kind == .short ? Int32(Int16(truncatingIfNeeded: wide)) : wide)
-        case .uint, .ushort:
+            switch kind {
+            case .short: return .int(Int32(Int16(truncatingIfNeeded: wide)))
+            case .char: return .int(Int32(Int8(truncatingIfNeeded: wide)))
+            default: return .int(wide)
+            }
+        case .uint, .ushort, .uchar:
             let wide: UInt32
             switch self {
             case .bool(let b): wide = b ? 1 : 0
@@ -177,7 +181,11 @@ extension ConstantValue {
             case .float(let f):
                 if f.isNaN || f <= 0 { wide = 0 } else if f >= 4294967295 { wide = .max } else { wide = UInt32(f) }
             }
-            return .uint(kind == .ushort ? UInt32(UInt16(truncatingIfNeeded: wide)) : wide)
+            switch kind {
+            case .ushort: return .uint(UInt32(UInt16(truncatingIfNeeded: wide)))
+            case .uchar: return .uint(UInt32(UInt8(truncatingIfNeeded: wide)))
+            default: return .uint(wide)
+            }
         }
     }
 }

@@ -1,10 +1,13 @@
 /// Scalar element types of the language. `half` is computed as binary32.
 public enum ScalarKind: String, Hashable, Sendable, CaseIterable {
-    case bool, int, uint, short, ushort, float, half
+    case bool, int, uint, short, ushort, char, uchar, float, half
 
     public var isFloat: Bool { self == .float || self == .half }
-    public var isInteger: Bool { self == .int || self == .uint || self == .short || self == .ushort }
-    public var isSigned: Bool { self == .int || self == .short }
+    public var isInteger: Bool { self == .int || self == .uint || isSmallInteger }
+    public var isSigned: Bool { self == .int || self == .short || self == .char }
+    /// 8- and 16-bit integers: computed as `int` (C's integral promotion) and narrowed,
+    /// wrapping, when stored.
+    public var isSmallInteger: Bool { self == .short || self == .ushort || self == .char || self == .uchar }
 }
 
 /// `texture2d<T, access::…>` access qualifiers.

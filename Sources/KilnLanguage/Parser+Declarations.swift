@@ -29,7 +29,7 @@ extension Parser {
                 declarations.append(try parseUsing())
                 return
             case "typedef":
-                declarations.append(try parseTypedef())
+                try parseTypedef(into: &declarations)
                 return
             case "struct" where isStructDeclarationStart, "class" where isStructDeclarationStart:
                 if let structure = try parseStruct(into: &declarations) { declarations.append(structure) }
@@ -110,15 +110,68 @@ extension Parser {
                                                range: range(from: keyword.range.start)))
     }
 
-    /// typedef-declaration := 'typedef' type identifier ';'
-    mutating func parseTypedef() throws(Failure) -> Declaration {
+    /// typedef-declaration := 'typedef' ( type | struct-body-specifier | enum-body-specifier ) identifier ';'
+    /// struct-body-specifier := ( 'struct' | 'class' ) [ identifier ] '{' { field-declaration } '}'
+    /// enum-body-specifier := 'enum' [ identifier ] [ ':' type ] '{' … '}'
+    /// (C style, as shared headers write it: `typedef struct { … } Name;`,
+    /// `typedef enum Tag { … } Name;` declare the type and name it)
+    mutating func parseTypedef(into declarations: inout [Declaration]) throws(Failure) {
         let keyword = advance()
-        let type = try parseType()
+        let isBody = (checkKeyword("struct") || checkKeyword("class") || checkKeyword("enum"))
+            && (peek(1).isPunctuator("{") || peek(1).isPunctuator(":")
+                || (peek(1).kind == .identifier && (peek(2).isPunctuator("{") || peek(2).isPunctuator(":"))))
+        guard isBody else {
+            let type = try parseType()
+            let name = try expectIdentifier("in typedef")
+            declaredTypeNames.insert(name.text)
+            try expectSemicolon(after: "typedef")
+            declarations.append(.typeAlias(TypeAliasDeclaration(name: name.text, nameRange: name.range, type: type,
+                                                                range: range(from: keyword.range.start))))
+            return
+        }
+        let kind = advance()
+        let tag: Token? = current.kind == .identifier ? advance() : nil
+        // The typedef name follows the closing brace; an anonymous body takes that name.
+        guard let alias = typedefName(afterBodyAt: position) else {
+            throw fail("expected a name after the '}' of a typedef", at: current)
+        }
+        let typeName = tag ?? alias
+        declaredTypeNames.insert(typeName.text)
+        declaredTypeNames.insert(alias.text)
+        if kind.text == "enum" {
+            declarations.append(try parseEnumBody(keyword: kind, isScoped: false, name: typeName))
+        } else {
+            declarations.append(.structure(try parseStructBody(keyword: kind, name: typeName)))
+        }
         let name = try expectIdentifier("in typedef")
-        declaredTypeNames.insert(name.text)
         try expectSemicolon(after: "typedef")
-        return .typeAlias(TypeAliasDeclaration(name: name.text, nameRange: name.range, type: type,
-                                               range: range(from: keyword.range.start)))
+        if let tag, tag.text != name.text {
+            declarations.append(.typeAlias(TypeAliasDeclaration(name: name.text, nameRange: name.range,
+                                                                type: TypeName(path: [tag.text], range: tag.range),
+                                                                range: range(from: keyword.range.start))))
+        }
+    }
+
+    /// The identifier after the `{ … }` that starts at or after `start` (for typedefs).
+    func typedefName(afterBodyAt start: Int) -> Token? {
+        var offset = 0
+        while !peek(offset).isPunctuator("{") {
+            if peek(offset).kind == .endOfFile || peek(offset).isPunctuator(";") { return nil }
+            offset += 1
+        }
+        var depth = 0
+        while true {
+            let token = peek(offset)
+            if token.kind == .endOfFile { return nil }
+            if token.isPunctuator("{") { depth += 1 }
+            if token.isPunctuator("}") {
+                depth -= 1
+                if depth == 0 { break }
+            }
+            offset += 1
+        }
+        let name = peek(offset + 1)
+        return name.kind == .identifier ? name : nil
     }
 
     /// struct-declaration := ( 'struct' | 'class' ) identifier [ '{' { field-declaration } '}' [ init-declarator { ',' init-declarator } ] ] ';'
@@ -128,6 +181,23 @@ extension Parser {
         let name = try expectIdentifier("after 'struct'")
         declaredTypeNames.insert(name.text)
         if match(";") { return nil }
+        let structure = try parseStructBody(keyword: keyword, name: name)
+        if !check(";"), current.kind == .identifier {
+            // `struct S { … } s;` also declares variables of the new type.
+            declarations.append(.structure(structure))
+            let type = TypeName(path: [name.text], range: name.range)
+            var declarators: [Declarator] = []
+            repeat { declarators.append(try parseDeclarator()) } while match(",")
+            try expectSemicolon(after: "declaration")
+            return .variable(VariableDeclaration(type: type, isConstexpr: false, declarators: declarators,
+                                                 range: range(from: keyword.range.start)))
+        }
+        try expectSemicolon(after: "struct")
+        return .structure(structure)
+    }
+
+    /// struct-body := '{' { field-declaration } '}'  (of the struct `name`)
+    mutating func parseStructBody(keyword: Token, name: Token) throws(Failure) -> StructDeclaration {
         let open = try expect("{", "in struct declaration")
         var fields: [FieldDeclaration] = []
         while !check("}"), !isAtEnd, !stopped {
@@ -141,20 +211,8 @@ extension Parser {
         }
         if stopped { throw Failure() }
         try expect("}", "at end of struct", matching: open)
-        let structure = StructDeclaration(name: name.text, nameRange: name.range, fields: fields,
-                                          range: range(from: keyword.range.start))
-        if !check(";"), current.kind == .identifier {
-            // `struct S { … } s;` also declares variables of the new type.
-            declarations.append(.structure(structure))
-            let type = TypeName(path: [name.text], range: name.range)
-            var declarators: [Declarator] = []
-            repeat { declarators.append(try parseDeclarator()) } while match(",")
-            try expectSemicolon(after: "declaration")
-            return .variable(VariableDeclaration(type: type, isConstexpr: false, declarators: declarators,
-                                                 range: range(from: keyword.range.start)))
-        }
-        try expectSemicolon(after: "struct")
-        return .structure(structure)
+        return StructDeclaration(name: name.text, nameRange: name.range, fields: fields,
+                                 range: range(from: keyword.range.start))
     }
 
     /// field-declaration := type field-declarator { ',' field-declarator } ';'
@@ -188,6 +246,13 @@ extension Parser {
         let isScoped = matchKeyword("class") || matchKeyword("struct")
         let name = try expectIdentifier("after 'enum'")
         declaredTypeNames.insert(name.text)
+        let declaration = try parseEnumBody(keyword: keyword, isScoped: isScoped, name: name)
+        try expectSemicolon(after: "enum")
+        return declaration
+    }
+
+    /// enum-body := [ ':' type ] '{' [ enumerator { ',' enumerator } [ ',' ] ] '}'  (of the enum `name`)
+    mutating func parseEnumBody(keyword: Token, isScoped: Bool, name: Token) throws(Failure) -> Declaration {
         var underlying: TypeName?
         if match(":") { underlying = try parseType() }
         let open = try expect("{", "in enum declaration")
@@ -200,7 +265,6 @@ extension Parser {
             if !match(",") { break }
         }
         try expect("}", "at end of enum", matching: open)
-        try expectSemicolon(after: "enum")
         return .enumeration(EnumDeclaration(name: name.text, nameRange: name.range, isScoped: isScoped,
                                             underlyingType: underlying, cases: cases,
                                             range: range(from: keyword.range.start)))
@@ -211,6 +275,8 @@ extension Parser {
         var attributes: [Attribute] = []
         var qualifier: FunctionQualifier = .none
         var isConstexpr = false
+        /// `extern`: accepted on a definition (a declarator with an initializer).
+        var externToken: Token?
     }
 
     /// specifiers := { attribute-specifier | 'static' | 'inline' | 'constexpr' | 'METAL_FUNC' | 'extern'
@@ -232,9 +298,9 @@ extension Parser {
                 advance()
                 specifiers.isConstexpr = true
             case "extern":
-                // Reported here because the syntax tree has no place for it.
-                report("not supported: 'extern' declarations", at: token)
-                advance()
+                // `extern constant half table[] = {…};` in shared headers: with an
+                // initializer it is the definition (checked at the declarators).
+                specifiers.externToken = advance()
             case "__attribute__":
                 advance()
                 try skipParenthesized()
@@ -293,6 +359,10 @@ extension Parser {
         var declarators = [try parseDeclaratorRest(name: name)]
         while match(",") { declarators.append(try parseDeclarator()) }
         try expectSemicolon(after: "top level declarator")
+        if let externToken = specifiers.externToken, declarators.contains(where: { $0.initializer == nil }) {
+            // Kiln compiles each file on its own: a declaration without the definition has no value.
+            report("not supported: 'extern' declarations without an initializer", at: externToken)
+        }
         declarations.append(.variable(VariableDeclaration(type: type, isConstexpr: specifiers.isConstexpr,
                                                           declarators: declarators,
                                                           range: range(from: first.range.start))))

@@ -9,7 +9,7 @@ enum TypeResolver {
         var table: [String: KType] = [:]
         let scalars: [(String, ScalarKind)] = [
             ("bool", .bool), ("int", .int), ("uint", .uint), ("short", .short), ("ushort", .ushort),
-            ("float", .float), ("half", .half),
+            ("char", .char), ("uchar", .uchar), ("float", .float), ("half", .half),
         ]
         for (name, kind) in scalars {
             table[name] = .scalar(kind)
@@ -29,6 +29,10 @@ enum TypeResolver {
         table["int16_t"] = .scalar(.short)
         table["uint16_t"] = .scalar(.ushort)
         table["unsigned short"] = .scalar(.ushort)
+        table["int8_t"] = .scalar(.char)
+        table["uint8_t"] = .scalar(.uchar)
+        table["signed char"] = .scalar(.char)
+        table["unsigned char"] = .scalar(.uchar)
         for kind in [ScalarKind.float, .half] {
             for c in 2...4 {
                 for r in 2...4 {
@@ -47,7 +51,6 @@ enum TypeResolver {
     /// Type names of MSL that are valid but outside Kiln's subset, with what to say about them.
     static let unsupportedTypes: [String: String] = [
         "double": "double precision ('double')",
-        "char": "8-bit integers ('char')", "uchar": "8-bit integers ('uchar')",
         "long": "64-bit integers ('long')", "ulong": "64-bit integers ('ulong')",
         "texture1d": "'texture1d'", "texture3d": "'texture3d'", "texturecube": "'texturecube'",
         "texture2d_array": "'texture2d_array'", "depth2d": "'depth2d'", "texture2d_ms": "'texture2d_ms'",

@@ -4,9 +4,9 @@ import KilnVM
 /// Turns argument values given by name into a draw's uniform block and buffers, following
 /// the library's bindings (`Binding.uniform(word:)`, `Binding.buffer(slot:countWord:)`).
 ///
-/// A value given by the user wins. Otherwise the preview conventions of `design.md` fill
-/// in `time`/`t` (the clock), a `float4 bounds`/`rect` (the output rectangle) and a
-/// `float2 size`/`resolution` (the output size); then the `@arg` default; then zeros.
+/// A value given by the user wins. Otherwise the automatic arguments (`AutomaticArgument`:
+/// the clock, the output size and rectangle, under the names real shaders use) are filled
+/// in; then the `@arg` default; then zeros.
 struct ArgumentBinder {
     var width: Int
     var height: Int
@@ -65,10 +65,12 @@ struct ArgumentBinder {
             }
             return given
         }
-        let name = parameter.name
-        if count == 1 && (name == "time" || name == "t"), let time { return [time] }
-        if count == 4 && (name == "bounds" || name == "rect") { return [0, 0, Float(width), Float(height)] }
-        if count == 2 && (name == "size" || name == "resolution") { return [Float(width), Float(height)] }
+        switch parameter.automatic {
+        case .time?: if let time { return [time] }
+        case .size?: return [Float(width), Float(height)]
+        case .bounds?: return [0, 0, Float(width), Float(height)]
+        case nil: break
+        }
         if let defaults = parameter.annotation?.defaultValue, defaults.count == count { return defaults }
         // A matrix nobody set is the identity, not a zero matrix that would collapse the picture.
         if type.columns > 1, type.columns == type.rows, type.arrayLength == 0 {

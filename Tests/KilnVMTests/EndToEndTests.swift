@@ -128,4 +128,42 @@ import KilnCompiler
         }
         #expect(Date().timeIntervalSince(start) < 1)
     }
+
+    /// 8-bit integers wrap like C's `char`/`uchar` on a GPU: each value is computed as an
+    /// `int` and narrowed when stored, per lane, with a position-dependent input.
+    @Test func eightBitIntegersWrapPerLane() throws {
+        let shader = try Compiled("""
+            [[ stitchable ]] half4 f(float2 position) {
+                int x = int(position.x);
+                uchar a = uchar(x * 37);          // wraps mod 256
+                char b = char(x * 37);            // wraps into -128…127
+                uchar c = a; c += 250;
+                char4 v = char4(int4(x, -x, x * 100, 200));
+                return half4(float4(float(a), float(b), float(c), float(v.z + v.w)));   // half is binary32 in Kiln
+            }
+            """, entry: "f")
+        let positions = (0..<laneCount).map { (Float($0), Float(0)) }
+        let results = try shader.run(positions: positions, uniforms: [])
+        for (lane, result) in results.enumerated() {
+            let x = lane
+            let a = UInt8(truncatingIfNeeded: x * 37), b = Int8(truncatingIfNeeded: x * 37)
+            let c = UInt8(truncatingIfNeeded: Int(a) + 250)
+            let z = Int(Int8(truncatingIfNeeded: x * 100)) + Int(Int8(truncatingIfNeeded: 200))
+            #expect(result == [Float(a), Float(b), Float(c), Float(z)], "lane \(lane)")
+        }
+    }
+
+    /// `half3(v4)` / `float2(v4)` take the first components (Apple's compiler does).
+    @Test func longerVectorsTruncateInConstructors() throws {
+        let shader = try Compiled("""
+            [[ stitchable ]] half4 f(float2 position) {
+                float4 v = float4(position, position.x * 2.0, 7.0);
+                float3 t = float3(v);
+                int2 i = int2(float3(2.7, -1.5, 9));
+                return half4(float4(float2(v), t.z + float(i.x), float(i.y)));
+            }
+            """, entry: "f")
+        let results = try shader.run(positions: [(3, 5)], uniforms: [])
+        #expect(results[0] == [3, 5, 8, -1])
+    }
 }

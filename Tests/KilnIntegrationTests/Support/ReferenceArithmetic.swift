@@ -43,10 +43,10 @@ enum ReferenceArithmetic {
         switch kind {
         case .float, .half:
             return floatBinary(op, a.floatValue, b.floatValue)
-        case .int, .short:
-            return intBinary(op, a.intValue, b.intValue).converted(to: kind == .short && !op.isComparison ? .short : (op.isComparison ? .bool : .int))
-        case .uint, .ushort:
-            return uintBinary(op, a.uintValue, b.uintValue).converted(to: kind == .ushort && !op.isComparison ? .ushort : (op.isComparison ? .bool : .uint))
+        case .int, .short, .char:
+            return intBinary(op, a.intValue, b.intValue).converted(to: op.isComparison ? .bool : (kind == .int ? .int : kind))
+        case .uint, .ushort, .uchar:
+            return uintBinary(op, a.uintValue, b.uintValue).converted(to: op.isComparison ? .bool : (kind == .uint ? .uint : kind))
         case .bool:
             // Booleans compare and combine as the integers 0 and 1.
             let r = intBinary(op, a.intValue, b.intValue)

@@ -12,8 +12,8 @@ enum ReferenceScalar: Hashable, CustomStringConvertible {
     static func zero(_ kind: ScalarKind) -> ReferenceScalar {
         switch kind {
         case .bool: return .bool(false)
-        case .int, .short: return .int(0)
-        case .uint, .ushort: return .uint(0)
+        case .int, .short, .char: return .int(0)
+        case .uint, .ushort, .uchar: return .uint(0)
         case .float, .half: return .float(0)
         }
     }
@@ -22,8 +22,8 @@ enum ReferenceScalar: Hashable, CustomStringConvertible {
     init(bits: UInt32, kind: ScalarKind) {
         switch kind {
         case .bool: self = .bool(bits != 0)
-        case .int, .short: self = .int(Int32(bitPattern: bits))
-        case .uint, .ushort: self = .uint(bits)
+        case .int, .short, .char: self = .int(Int32(bitPattern: bits))
+        case .uint, .ushort, .uchar: self = .uint(bits)
         case .float, .half: self = .float(Float(bitPattern: bits))
         }
     }
@@ -117,6 +117,8 @@ enum ReferenceScalar: Hashable, CustomStringConvertible {
         case .uint: return .uint(uintValue)
         case .short: return .int(Int32(Int16(truncatingIfNeeded: intValue)))
         case .ushort: return .uint(uintValue & 0xFFFF)
+        case .char: return .int(Int32(Int8(truncatingIfNeeded: intValue)))
+        case .uchar: return .uint(uintValue & 0xFF)
         }
     }
 
