@@ -209,6 +209,16 @@ public enum Opcode: UInt8, CaseIterable, Sendable {
     case jany
     /// `ret`: end of this code range
     case ret
+
+    // MARK: derivatives (a batch is 16 quads of 2×2 pixels: lane = 4·quad + 2·row + column)
+    /// `dfdx a, b`: `R[a]f := R[b]f[lane | 1] − R[b]f[lane & ~1]` (fine: across this pixel's row of its quad)
+    case dfdx
+    /// `dfdy a, b`: `R[a]f := R[b]f[lane | 2] − R[b]f[lane & ~2]` (fine: across this pixel's column of its quad)
+    case dfdy
+    /// `dfdxc a, b`: `R[a]f := R[b]f[4·quad + 1] − R[b]f[4·quad]` (coarse: the quad's top row, for all four)
+    case dfdxc
+    /// `dfdyc a, b`: `R[a]f := R[b]f[4·quad + 2] − R[b]f[4·quad]` (coarse: the quad's left column, for all four)
+    case dfdyc
 }
 
 /// Which fields of an instruction an opcode reads and writes, and what `imm` means.
@@ -257,7 +267,7 @@ extension Opcode {
         case .mov, .fneg, .fabs, .ffloor, .fceil, .ftrunc, .fround, .frint, .ffract, .fsqrt, .frsqrt,
              .fsin, .fcos, .ftan, .fasin, .facos, .fatan, .fsinh, .fcosh, .ftanh, .fexp, .fexp2,
              .flog, .flog2, .flog10, .fsign, .fisnan, .fisinf, .ineg, .iabs, .not, .lnot,
-             .itof, .utof, .ftoi, .ftou, .sext16, .zext16:
+             .itof, .utof, .ftoi, .ftou, .sext16, .zext16, .dfdx, .dfdy, .dfdxc, .dfdyc:
             return .unary
         case .fadd, .fsub, .fmul, .fdiv, .fmin, .fmax, .fatan2, .fpow, .fmod, .feq, .fne, .flt, .fle,
              .iadd, .isub, .imul, .idiv, .irem, .udiv, .urem, .imin, .imax, .umin, .umax,

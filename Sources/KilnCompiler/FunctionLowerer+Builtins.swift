@@ -22,7 +22,21 @@ extension FunctionLowerer {
         let f0 = constant(float: 0), f1 = constant(float: 1)
         let minimum: Opcode = kind.isFloat ? .fmin : (kind.isSigned ? .imin : .umin)
         let maximum: Opcode = kind.isFloat ? .fmax : (kind.isSigned ? .imax : .umax)
+        /// A derivative: zero for a value every lane shares (it is the same across the quad),
+        /// else the opcode per component.
+        func derivative(_ opcode: Opcode) -> [VirtualRegister] {
+            each { isUniform(v(0, $0)) ? f0 : op(opcode, v(0, $0)) }
+        }
+        func derivativeWidth(_ x: Opcode, _ y: Opcode) -> [VirtualRegister] {
+            zip(derivative(x), derivative(y)).map { op(.fadd, op(.fabs, $0), op(.fabs, $1)) }
+        }
         switch builtin {
+        case .dfdx, .dfdxFine: return derivative(.dfdx)
+        case .dfdy, .dfdyFine: return derivative(.dfdy)
+        case .dfdxCoarse: return derivative(.dfdxc)
+        case .dfdyCoarse: return derivative(.dfdyc)
+        case .fwidth, .fwidthFine: return derivativeWidth(.dfdx, .dfdy)
+        case .fwidthCoarse: return derivativeWidth(.dfdxc, .dfdyc)
         case .sin: return unary(.fsin)
         case .cos: return unary(.fcos)
         case .tan: return unary(.ftan)

@@ -37,5 +37,10 @@ public enum Builtin: String, Hashable, Sendable, CaseIterable {
     case all, any, isnan, isinf
     // matrices
     case transpose, determinant
+    // derivatives (differences within a 2×2 quad of pixels; docs/rendering.md "Quads")
+    /// `dfdx(p)`, `dfdy(p)`: fine derivatives; `fwidth(p)` = |dfdx| + |dfdy|
+    case dfdx, dfdy, fwidth
+    case dfdxCoarse = "dfdx_coarse", dfdyCoarse = "dfdy_coarse", fwidthCoarse = "fwidth_coarse"
+    case dfdxFine = "dfdx_fine", dfdyFine = "dfdy_fine", fwidthFine = "fwidth_fine"
     /// `discard_fragment()` is a statement; not listed here.
 }

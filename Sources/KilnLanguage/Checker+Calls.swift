@@ -29,7 +29,6 @@ extension Checker {
 
     /// MSL functions outside Kiln's subset, with what to call them in the error.
     static let unsupportedFunctions: [String: String] = [
-        "dfdx": "derivatives ('dfdx')", "dfdy": "derivatives ('dfdy')", "fwidth": "derivatives ('fwidth')",
         "threadgroup_barrier": "threadgroup barriers", "simdgroup_barrier": "simdgroup barriers",
         "as_type": "'as_type' bit casts",
     ]

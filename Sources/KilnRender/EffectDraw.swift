@@ -18,6 +18,10 @@ final class EffectDraw: PreparedDraw {
     let rowsPerBand: Int
     /// Where the lane inputs and outputs live.
     private let plan: LanePlan
+    /// Alpha 1 for every lane, for results without an alpha component.
+    private let opaque = UnsafeMutablePointer<Float>.allocate(capacity: laneCount)
+
+    deinit { opaque.deallocate() }
 
     init(request: RenderRequest, functionIndex: Int) throws(RenderError) {
         let function = request.library.functions[functionIndex]
@@ -37,26 +41,30 @@ final class EffectDraw: PreparedDraw {
         let stage = try ShaderStage(request: request, functionIndex: functionIndex, arguments: request.arguments,
                                     width: width, height: height)
         threads = Renderer.workerCount(request.threads)
-        rowsPerBand = request.rowsPerBand
+        rowsPerBand = max(2, (request.rowsPerBand + 1) & ~1)       // even: quads never straddle bands
         var shaders: [LaneShader] = []
         for _ in 0..<threads { shaders.append(try stage.makeShader()) }
         self.shaders = shaders
         plan = LanePlan(function)
+        opaque.initialize(repeating: 1, count: laneCount)
     }
 
     func render(into pixels: UnsafeMutablePointer<UInt8>) throws(RenderError) {
         let failures = FirstFailure()
-        let width = self.width
+        let width = self.width, height = self.height
         TileScheduler.run(height: height, threads: threads, rowsPerBand: rowsPerBand) { worker, rows in
             guard !failures.hasFailure else { return }
             let shader = shaders[worker]
             do throws(RenderError) {
-                for y in rows {
+                // Bands start on even rows (`rowsPerBand` is even), so quads line up with
+                // the image as a GPU's do: a quad's top-left pixel has even coordinates.
+                for y in stride(from: rows.lowerBound, to: rows.upperBound, by: 2) {
+                    let quadRows = min(2, height - y)
                     var x0 = 0
                     while x0 < width {
-                        let count = min(laneCount, width - x0)
-                        try shade(shader, y: y, x0: x0, count: count, output: pixels + (y * width + x0) * 4)
-                        x0 += count
+                        let columns = min(Self.batchColumns, width - x0)
+                        try shade(shader, x0: x0, y: y, columns: columns, rows: quadRows, output: pixels + (y * width + x0) * 4)
+                        x0 += columns
                     }
                 }
             } catch {
@@ -66,9 +74,15 @@ final class EffectDraw: PreparedDraw {
         if let failure = failures.first { throw failure }
     }
 
-    /// Shades `count` pixels of row `y` from `x0` in one batch.
-    private func shade(_ shader: LaneShader, y: Int, x0: Int, count: Int, output: UnsafeMutablePointer<UInt8>) throws(RenderError) {
-        writeInputs(shader, y: y, x0: x0, count: count)
+    /// A batch covers `batchColumns` × 2 pixels as 16 quads of 2×2 (`Quads`).
+    static let batchColumns = laneCount / 2
+
+    /// Shades the `columns` × `rows` pixels from (`x0`, `y`) in one batch. Lanes of pixels
+    /// past the image (a last odd column or row) run as GPU helper lanes: they compute, so
+    /// derivatives at the edge are real differences, and are never stored.
+    private func shade(_ shader: LaneShader, x0: Int, y: Int, columns: Int, rows: Int,
+                       output: UnsafeMutablePointer<UInt8>) throws(RenderError) {
+        writeInputs(shader, x0: x0, y: y, columns: columns)
         try shader.run()
         if function.kind == .distortion, let result = plan.color {
             // The function says where to read the source for this pixel: one batch sample
@@ -77,7 +91,7 @@ final class EffectDraw: PreparedDraw {
             withUnsafeTemporaryAllocation(of: Float.self, capacity: 4 * laneCount) { texels in
                 let r = texels.baseAddress!
                 Sampling.sampleLanes(source, xs: xs, ys: ys, mode: .layer, into: r)
-                storeLanes(r, r + laneCount, r + 2 * laneCount, r + 3 * laneCount, count: count, output: output)
+                store(r, r + laneCount, r + 2 * laneCount, r + 3 * laneCount, columns: columns, rows: rows, output: output)
             }
             return
         }
@@ -85,60 +99,75 @@ final class EffectDraw: PreparedDraw {
         let r = shader.floatLanes(colour)
         let g = plan.colorComponents > 1 ? shader.floatLanes(colour + 1) : r
         let b = plan.colorComponents > 2 ? shader.floatLanes(colour + 2) : r
+        let a = plan.colorComponents > 3 ? UnsafePointer(shader.floatLanes(colour + 3)) : UnsafePointer(opaque)
+        store(r, g, b, a, columns: columns, rows: rows, output: output)
         if let discardRegister = function.discardRegister {
-            let a = plan.colorComponents > 3 ? shader.floatLanes(colour + 3) : nil
+            // A discarded pixel is left at its initial transparent black.
             let discarded = shader.lanes(discardRegister)
-            for lane in 0..<count {
-                if discarded[lane] != 0 {
-                    store(0, 0, 0, 0, output + lane * 4)       // left at its initial transparent black
-                } else {
-                    store(r[lane], g[lane], b[lane], a?[lane] ?? 1, output + lane * 4)
+            for row in 0..<rows {
+                for column in 0..<columns where discarded[Quads.lane(column: column, row: row)] != 0 {
+                    (output + (row * width + column) * 4).update(repeating: 0, count: 4)
                 }
             }
-        } else if plan.colorComponents > 3 {
-            storeLanes(r, g, b, shader.floatLanes(colour + 3), count: count, output: output)
-        } else {
-            for lane in 0..<count { store(r[lane], g[lane], b[lane], 1, output + lane * 4) }
         }
     }
 
-    /// Quantizes `count` planar RGBA lanes into interleaved RGBA8: the common store, as one
-    /// branch-free loop without optionals that the optimizer vectorizes (per-lane `store`
-    /// calls with optional channels were about a fifth of the VM's time in `bench` color).
-    @inline(__always) private func storeLanes(_ r: UnsafePointer<Float>, _ g: UnsafePointer<Float>,
-                                              _ b: UnsafePointer<Float>, _ a: UnsafePointer<Float>,
-                                              count: Int, output: UnsafeMutablePointer<UInt8>) {
-        for lane in 0..<count {
-            let o = output + lane &* 4
-            o[0] = quantize(r[lane])
-            o[1] = quantize(g[lane])
-            o[2] = quantize(b[lane])
-            o[3] = quantize(a[lane])
+    /// Quantizes planar RGBA lanes into the interleaved RGBA8 pixels of the batch's rows.
+    /// All 64 lanes are quantized in lane order first — one branch-free loop without
+    /// optionals, which the optimizer vectorizes (per-lane `store` calls with optional
+    /// channels were about a fifth of the VM's time in `bench` color) — then each quad row
+    /// (two adjacent pixels, 8 bytes) is copied to its place in the image.
+    @inline(__always) private func store(_ r: UnsafePointer<Float>, _ g: UnsafePointer<Float>,
+                                         _ b: UnsafePointer<Float>, _ a: UnsafePointer<Float>,
+                                         columns: Int, rows: Int, output: UnsafeMutablePointer<UInt8>) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4 * laneCount) { buffer in
+            let lanes = buffer.baseAddress!
+            for lane in 0..<laneCount {
+                let o = lanes + lane &* 4
+                o[0] = quantize(r[lane])
+                o[1] = quantize(g[lane])
+                o[2] = quantize(b[lane])
+                o[3] = quantize(a[lane])
+            }
+            for row in 0..<rows {
+                let line = UnsafeMutableRawPointer(output + row &* width &* 4)
+                let pairs = columns / 2
+                // Quad `q`'s pixels in this row are lanes 4q + 2·row and the one after.
+                for quad in 0..<pairs {
+                    line.advanced(by: quad &* 8).copyMemory(from: lanes + (quad &* 4 &+ row &* 2) &* 4, byteCount: 8)
+                }
+                if columns & 1 == 1 {
+                    line.advanced(by: pairs &* 8).copyMemory(from: lanes + (pairs &* 4 &+ row &* 2) &* 4, byteCount: 4)
+                }
+            }
         }
     }
 
-    /// Writes the lane inputs for pixels (`x0` …, `y`). Lanes past `count` repeat the last
-    /// pixel: they compute something harmless that is never stored.
-    private func writeInputs(_ shader: LaneShader, y: Int, x0: Int, count: Int) {
-        let last = count - 1
-        let rowCenter = Float(y) + 0.5
+    /// Writes the lane inputs for the batch at (`x0`, `y`): each lane gets its own pixel
+    /// of the 2-row batch, helper lanes included (their pixels lie past the image edge).
+    private func writeInputs(_ shader: LaneShader, x0: Int, y: Int, columns: Int) {
         for input in plan.inputs {
             switch input.role {
             case .position(let components):
                 let xs = shader.floatLanes(input.register)
-                for lane in 0..<laneCount { xs[lane] = Float(x0 + min(lane, last)) + 0.5 }
-                if components > 1 { shader.floatLanes(input.register + 1).update(repeating: rowCenter, count: laneCount) }
+                for lane in 0..<laneCount { xs[lane] = Float(x0 + Quads.column(lane)) + 0.5 }
+                if components > 1 {
+                    let ys = shader.floatLanes(input.register + 1)
+                    for lane in 0..<laneCount { ys[lane] = Float(y + Quads.row(lane)) + 0.5 }
+                }
                 if components > 2 { shader.floatLanes(input.register + 2).update(repeating: 0, count: laneCount) }
                 if components > 3 { shader.floatLanes(input.register + 3).update(repeating: 1, count: laneCount) }
             case .sourceColor:
-                // Four consecutive registers are consecutive lane blocks: one planar row read.
-                _ = shader.floatLanes(input.register + 3)       // checks the last one exists
-                Sampling.readRowLanes(source, x0: x0, y: y, count: count, into: shader.floatLanes(input.register))
+                // Four consecutive registers are consecutive lane blocks: one planar quad read.
+                _ = shader.floatLanes(input.register + 3)       // checks the last register exists
+                Sampling.readQuadLanes(source, x0: x0, y: y, columns: columns, into: shader.floatLanes(input.register))
             case .uv:
-                let us = shader.floatLanes(input.register)
-                let invWidth = Float(width), height = Float(self.height)
-                for lane in 0..<laneCount { us[lane] = (Float(x0 + min(lane, last)) + 0.5) / invWidth }
-                shader.floatLanes(input.register + 1).update(repeating: rowCenter / height, count: laneCount)
+                let us = shader.floatLanes(input.register), vs = shader.floatLanes(input.register + 1)
+                let width = Float(self.width), height = Float(self.height)
+                for lane in 0..<laneCount {
+                    us[lane] = (Float(x0 + Quads.column(lane)) + 0.5) / width
+                    vs[lane] = (Float(y + Quads.row(lane)) + 0.5) / height
+                }
             case .zero(let components):
                 for component in 0..<components {
                     shader.lanes(input.register + UInt16(component)).update(repeating: 0, count: laneCount)
@@ -146,13 +175,18 @@ final class EffectDraw: PreparedDraw {
             }
         }
     }
+}
 
-    @inline(__always) private func store(_ r: Float, _ g: Float, _ b: Float, _ a: Float, _ output: UnsafeMutablePointer<UInt8>) {
-        output[0] = quantize(r)
-        output[1] = quantize(g)
-        output[2] = quantize(b)
-        output[3] = quantize(a)
-    }
+/// How a batch's 64 lanes cover pixels: 16 quads of 2×2 side by side, lane =
+/// 4·quad + 2·row + column, as a GPU groups fragments, so derivatives are differences
+/// inside a quad (the VM's `dfdx`/`dfdy`). A batch spans 32 columns of 2 rows.
+enum Quads {
+    /// The batch column (0…31) of a lane.
+    @inline(__always) static func column(_ lane: Int) -> Int { (lane >> 2) << 1 | (lane & 1) }
+    /// The batch row (0 or 1) of a lane.
+    @inline(__always) static func row(_ lane: Int) -> Int { (lane >> 1) & 1 }
+    /// The lane of batch pixel (`column`, `row`).
+    @inline(__always) static func lane(column: Int, row: Int) -> Int { (column >> 1) << 2 | row << 1 | (column & 1) }
 }
 
 /// What the renderer writes into each lane input of a function and where it reads the

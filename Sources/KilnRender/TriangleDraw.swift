@@ -52,6 +52,13 @@ final class TriangleDraw: PreparedDraw {
             fragmentIndex = index
         }
         fragmentFunction = library.functions[fragmentIndex]
+        // Fragments of triangles are batched as they are covered, not as 2×2 quads, so a
+        // derivative would difference unrelated pixels: refuse rather than draw nonsense.
+        let derivatives: Set<Opcode> = [.dfdx, .dfdy, .dfdxc, .dfdyc]
+        let fragmentCode = library.code[Int(fragmentFunction.body.lowerBound)..<Int(fragmentFunction.body.upperBound)]
+        if fragmentCode.contains(where: { derivatives.contains($0.opcode) }) {
+            throw RenderError("'\(fragmentFunction.name)' takes derivatives (dfdx, dfdy, fwidth), which triangle draws do not support yet; full-screen fragment passes and stitchable effects do")
+        }
         (width, height) = (request.width, request.height)
         try request.limits.check(width: width, height: height, what: "output")
 

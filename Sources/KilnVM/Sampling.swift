@@ -51,4 +51,13 @@ extension Sampling {
         TextureView(texture).readRowLanes(x0: x0, y: y, count: count,
                                           into: UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt32.self))
     }
+
+    /// Texels of a quad-laid-out batch (`laneCount / 2` columns × 2 rows from (`x0`, `y`),
+    /// lane = 4·quad + 2·row + column), exactly as `read` gives them, written planar into
+    /// `output` (`4 × laneCount` floats); pixels past `columns` or the image are transparent.
+    public static func readQuadLanes(_ texture: Texture, x0: Int, y: Int, columns: Int,
+                                     into output: UnsafeMutablePointer<Float>) {
+        TextureView(texture).readQuadLanes(x0: x0, y: y, columns: columns,
+                                           into: UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt32.self))
+    }
 }

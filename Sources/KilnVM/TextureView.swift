@@ -227,4 +227,34 @@ extension TextureView {
             alpha[l] = p[3].bitPattern
         }
     }
+
+    /// Texels of the `laneCount / 2` × 2 pixels from (`x0`, `y`) in quad lane order
+    /// (lane = 4·quad + 2·row + column, as the renderer lays batches out), written planar
+    /// into `r` (`4 × laneCount` words). Pixels past `columns` or outside the image read as
+    /// transparent black (helper lanes).
+    @inline(__always) func readQuadLanes(x0: Int, y: Int, columns: Int, into r: UnsafeMutablePointer<UInt32>) {
+        let g = r + laneCount, b = g + laneCount, alpha = b + laneCount
+        let span = laneCount / 2
+        if columns >= span && x0 >= 0 && x0 <= width &- span && y >= 0 && y &+ 1 < height {
+            // Both rows inside the image: two straight reads per quad, no bounds checks.
+            let top = texels + (y &* width &+ x0) &* 4, bottom = top + width &* 4
+            for quad in 0..<(laneCount / 4) {
+                let l = quad &* 4, t = top + quad &* 8, d = bottom + quad &* 8
+                r[l] = t[0].bitPattern; g[l] = t[1].bitPattern; b[l] = t[2].bitPattern; alpha[l] = t[3].bitPattern
+                r[l &+ 1] = t[4].bitPattern; g[l &+ 1] = t[5].bitPattern; b[l &+ 1] = t[6].bitPattern; alpha[l &+ 1] = t[7].bitPattern
+                r[l &+ 2] = d[0].bitPattern; g[l &+ 2] = d[1].bitPattern; b[l &+ 2] = d[2].bitPattern; alpha[l &+ 2] = d[3].bitPattern
+                r[l &+ 3] = d[4].bitPattern; g[l &+ 3] = d[5].bitPattern; b[l &+ 3] = d[6].bitPattern; alpha[l &+ 3] = d[7].bitPattern
+            }
+            return
+        }
+        for l in 0..<laneCount {
+            let column = (l >> 2) << 1 | (l & 1), x = x0 &+ column, py = y &+ ((l >> 1) & 1)
+            let inside = column < columns && x >= 0 && x < width && py >= 0 && py < height
+            let p = inside ? texels + (py &* width &+ x) &* 4 : zero
+            r[l] = p[0].bitPattern
+            g[l] = p[1].bitPattern
+            b[l] = p[2].bitPattern
+            alpha[l] = p[3].bitPattern
+        }
+    }
 }

@@ -107,6 +107,10 @@ extension Execution {
         case .jnone: if !anyLane(m[i.a]) { return .jump(Int(i.imm)) }
         case .jany: if anyLane(m[i.a]) { return .jump(Int(i.imm)) }
         case .ret: return .finish
+        case .dfdx: derivative(m, i, 1, coarse: false)
+        case .dfdy: derivative(m, i, 2, coarse: false)
+        case .dfdxc: derivative(m, i, 1, coarse: true)
+        case .dfdyc: derivative(m, i, 2, coarse: true)
         }
         return .next
     }
