@@ -156,7 +156,13 @@ extension Checker {
                 ok = false
             }
             if names.contains("stage_in") {
-                if case .structure = parameter.type {} else { fail("a [[stage_in]] parameter must be a struct, not '\(spell(parameter.type))'") }
+                // A fragment function may take its input as one float vector: with a vertex
+                // stage that only outputs a position (a full-screen pass), that is the position.
+                switch parameter.type {
+                case .structure: break
+                case .vector(let scalar, _) where kind == .fragment && scalar.isFloat: break
+                default: fail("a [[stage_in]] parameter must be a struct (or, in a fragment function, a float vector), not '\(spell(parameter.type))'")
+                }
             } else if names.contains("buffer") {
                 if case .pointer = parameter.type {} else if !parameter.isReference {
                     fail("a [[buffer(n)]] parameter must be a pointer or reference ('constant T &' or 'constant T *')")

@@ -304,11 +304,18 @@ extension Checker {
             return
         }
         if spelled.baseName == "sampler" {
-            guard declaration.isConstexpr else {
-                unsupported("non-constexpr sampler variables; declare it 'constexpr sampler s(…)'", at: spelled.range)
-                return
-            }
+            // A sampler is a fixed state whatever the declaration says: `constexpr sampler
+            // s(…)`, `sampler s(…)` and `sampler s = sampler(filter::linear, …)` (also
+            // spelled `metal::sampler(…)`) are all evaluated at compile time.
             for declarator in declaration.declarators {
+                var declarator = declarator
+                if case .expression(let e)? = declarator.initializer, case .call(let callee, let arguments) = e.kind,
+                   case .identifier(let path) = callee.kind, path.last == "sampler" {
+                    declarator.initializer = .constructor(arguments, e.range)
+                } else if !declaration.isConstexpr, case .expression? = declarator.initializer {
+                    unsupported("sampler variables assigned from another sampler; construct it here, e.g. sampler s(filter::linear)", at: spelled.range)
+                    continue
+                }
                 guard let state = samplerState(declarator) else { continue }
                 declareLocal(VariableInfo(name: declarator.name, type: .sampler, isConst: true, sampler: state, range: declarator.nameRange))
             }

@@ -33,7 +33,7 @@ public enum EntryBinding: Hashable, Sendable {
             if parameter.attributes.contains(.stageIn), case .structure = parameter.type { return .stageIn }
             if parameter.attributes.contains(.vertexID) { return .vertexID }
             if parameter.attributes.contains(.instanceID) { return .instanceID }
-            if parameter.attributes.contains(.position) { return .position }
+            if parameter.attributes.contains(.position) || parameter.attributes.contains(.stageIn) { return .position }
             switch parameter.type {
             case .texture: return .texture(slot: parameter.attributes.textureSlot)
             case .layer: return .layer
