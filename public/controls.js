@@ -66,7 +66,7 @@ export class ArgumentControls {
       while (value.length < n) value.push(0);
 
       if (isAutomatic(argument)) {
-        row.append(automaticLabel(argument.name, AUTOMATIC[argument.auto]));
+        this.automaticRow(row, argument, value, Array.isArray(saved[argument.name]));
       } else if (argument.binding === "buffer") {
         row.append(this.listField(argument, saved[argument.name] ?? argument.default ?? [1, 1, 1]));
       } else if (previous?.binding === "buffer" && /int/.test(argument.type)) {
@@ -85,8 +85,35 @@ export class ArgumentControls {
     this.updateZeroHint();
   }
 
+  /** An automatic argument: "auto: …" with a button to set it by hand, or, once set by
+   *  hand, its controls with a button back to the automatic value. Setting `null` tells
+   *  the server to use the automatic value again. */
+  automaticRow(row, argument, value, overridden) {
+    const button = (text, title, action) => {
+      const b = Object.assign(document.createElement("button"), { className: "link", type: "button", textContent: text, title });
+      b.addEventListener("click", action);
+      return b;
+    };
+    if (overridden) {
+      const back = button("auto", `Use the ${AUTOMATIC[argument.auto]} again`, () => {
+        delete this.values[argument.name];
+        this.set(argument.name, null);
+        row.replaceChildren();
+        this.automaticRow(row, argument, value, false);
+      });
+      row.replaceChildren(...this.sliders(argument, value), back);
+    } else {
+      const label = automaticLabel(argument.name, AUTOMATIC[argument.auto]);
+      label.append(" ", button("set", "Set this value yourself instead", () => {
+        this.automaticRow(row, argument, value, true);
+        this.set(argument.name, [...value]);
+      }));
+      row.replaceChildren(label);
+    }
+  }
+
   set(name, value) {
-    this.values[name] = value;
+    if (value == null) delete this.values[name]; else this.values[name] = value;
     this.updateZeroHint();
     this.onChange?.(name, value);
   }
