@@ -125,6 +125,14 @@ private struct MessageDecoder {
     let object: [String: Any]
     let limits: ClientRequest.Limits
 
+    /// The string field `key`, nil when absent (or null); any other type is refused, naming
+    /// the field, rather than silently ignored.
+    func string(_ key: String) throws -> String? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let text = value as? String else { throw ProtocolError(.badRequest, "\"\(key)\" must be a string") }
+        return text
+    }
+
     func decode() throws -> ClientMessage {
         guard let type = object["type"] as? String else { throw ProtocolError(.badRequest, "message has no \"type\"") }
         switch type {
@@ -142,8 +150,8 @@ private struct MessageDecoder {
 
     private func files() throws -> [SourceFile] {
         var files: [SourceFile] = []
-        if let source = object["source"] as? String {
-            files.append(SourceFile(name: (object["name"] as? String) ?? "shader.metal", text: source))
+        if let source = try string("source") {
+            files.append(SourceFile(name: try string("name") ?? "shader.metal", text: source))
         }
         if let extra = object["files"] as? [[String: Any]] {
             for file in extra {
@@ -165,7 +173,7 @@ private struct MessageDecoder {
 
     private func previewChange() throws -> PreviewChange {
         var change = PreviewChange()
-        change.function = object["function"] as? String
+        change.function = try string("function")
         if let size = object["size"] {
             guard let parsed = parsePreviewSize(size) else {
                 throw ProtocolError(.badRequest, "size must be [width, height] or \"WxH\"")
@@ -175,16 +183,16 @@ private struct MessageDecoder {
             }
             change.size = parsed
         }
-        change.content = object["content"] as? String
-        change.content2 = object["content2"] as? String
+        change.content = try string("content")
+        change.content2 = try string("content2")
         if let fps = object["fps"] {
             guard let value = (fps as? NSNumber)?.doubleValue, value > 0, value.isFinite else {
                 throw ProtocolError(.badRequest, "fps must be a positive number")
             }
             change.fps = min(value, limits.maxFPS)
         }
-        if let format = object["format"] as? String {
-            guard let parsed = ["rgba8": FrameHeader.Format.rgba8, "png": .png][format] else {
+        if object["format"] != nil {
+            guard let format = try? string("format"), let parsed = ["rgba8": FrameHeader.Format.rgba8, "png": .png][format] else {
                 throw ProtocolError(.badRequest, "format must be \"rgba8\" or \"png\"")
             }
             change.format = parsed
@@ -223,11 +231,11 @@ private struct MessageDecoder {
     }
 
     private func contentUpload() throws -> ClientMessage {
-        let name = (object["slot"] as? String) ?? "content"
+        let name = try string("slot") ?? "content"
         guard let slot = ContentSlot(rawValue: name) else {
             throw ProtocolError(.badRequest, "slot must be \"content\" or \"content2\"")
         }
-        guard let base64 = object["png"] as? String else { return .contentUpload(slot: slot, png: nil) }
+        guard let base64 = try string("png") else { return .contentUpload(slot: slot, png: nil) }
         guard let data = Data(base64Encoded: base64) else { throw ProtocolError(.badRequest, "png must be base64") }
         let bytes = Array(data)
         guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) else {
@@ -237,7 +245,12 @@ private struct MessageDecoder {
     }
 
     private func sceneEdit(_ type: String) throws -> SceneEdit {
-        let format: FrameHeader.Format = (object["format"] as? String) == "rgba8" ? .rgba8 : .png
+        let format: FrameHeader.Format
+        switch try string("format") {
+        case nil, "png"?: format = .png
+        case "rgba8"?: format = .rgba8
+        default: throw ProtocolError(.badRequest, "format must be \"rgba8\" or \"png\"")
+        }
         func layerID() throws -> String {
             guard let layer = object["layer"] as? String else { throw ProtocolError(SceneError(path: "layer", "expected the layer id")) }
             return layer
@@ -247,11 +260,11 @@ private struct MessageDecoder {
             return SceneEdit(kind: .set, document: object["scene"], format: format)
         case "layer.add":
             let placement: SceneDocument.Placement
-            if let above = object["above"] as? String {
+            if let above = try string("above") {
                 placement = .above(above)
-            } else if let below = object["below"] as? String {
+            } else if let below = try string("below") {
                 placement = .below(below)
-            } else if let slotName = object["slot"] as? String {
+            } else if let slotName = try string("slot") {
                 guard let slot = SceneLayer.Slot(rawValue: slotName) else {
                     throw ProtocolError(SceneError(path: "slot", "expected \"bottom\", \"middle\" or \"top\", got \"\(slotName)\""))
                 }
@@ -271,7 +284,14 @@ private struct MessageDecoder {
 /// `[width, height]` or `"WxH"`, both positive.
 func parsePreviewSize(_ value: Any) -> (width: Int, height: Int)? {
     var width = 0, height = 0
-    if let pair = value as? [Any], pair.count == 2, let w = (pair[0] as? NSNumber)?.intValue, let h = (pair[1] as? NSNumber)?.intValue {
+    // Whole numbers in a sane range only: 1.5 or 2^64 + 1 must not become some other size.
+    func side(_ value: Any) -> Int? {
+        guard let number = value as? NSNumber, !(value is Bool) else { return nil }
+        let double = number.doubleValue
+        guard double.rounded() == double, double >= 1, double <= Double(Int32.max) else { return nil }
+        return Int(double)
+    }
+    if let pair = value as? [Any], pair.count == 2, let w = side(pair[0]), let h = side(pair[1]) {
         width = w; height = h
     } else if let text = value as? String {
         let parts = text.lowercased().split(separator: "x")

@@ -71,6 +71,13 @@ import Testing
             (#"{"type":"compile","id":6}"#, .badRequest), (#"{"type":"clock","action":"rewind"}"#, .badRequest),
             (#"{"type":"preview.start","fps":-1}"#, .badRequest), (#"{"type":"content.upload","slot":"content3"}"#, .badRequest),
             (#"{"type":"layer.add","layer":{"id":"x"},"slot":"side"}"#, .badScene),
+            // Wrong types are refused, naming the field, never silently ignored.
+            (#"{"type":"preview.start","function":5}"#, .badRequest), (#"{"type":"preview.start","format":true}"#, .badRequest),
+            (#"{"type":"preview.start","content":["rainbow"]}"#, .badRequest),
+            (#"{"type":"preview.start","size":[18446744073709551617,1]}"#, .badRequest),
+            (#"{"type":"preview.start","size":[1.5,2]}"#, .badRequest), (#"{"type":"content.upload","slot":1}"#, .badRequest),
+            (#"{"type":"content.upload","png":7}"#, .badRequest), (#"{"type":"compile","source":"x","name":3}"#, .badRequest),
+            (#"{"type":"compile","source":42}"#, .badRequest), (#"{"type":"scene.set","scene":{},"format":5}"#, .badRequest),
         ]
         for (index, (message, code)) in cases.enumerated() {
             service.receive(text: message, session: session)
