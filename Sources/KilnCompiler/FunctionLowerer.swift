@@ -277,7 +277,8 @@ final class FunctionLowerer {
     func checkSize(_ type: KType, _ range: SourceRange) throws {
         let components = count(type)
         if components > maxComponents {
-            throw fail("this value needs \(components) registers, more than the limit of \(maxComponents) (LibraryLimits.maxRegisters)", range)
+            let needs = components >= KType.maxComponentCount ? "more than \(KType.maxComponentCount)" : "\(components)"
+            throw fail("this value needs \(needs) registers, more than the limit of \(maxComponents) (LibraryLimits.maxRegisters)", range)
         }
     }
 

@@ -265,7 +265,7 @@ extension Checker {
         }
         typeNames[declaration.name] = .structure(structs.count)
         noteDeclared(declaration.name, at: declaration.nameRange)
-        structs.append(StructInfo(name: declaration.name, fields: fields, range: declaration.range))
+        structs.append(StructInfo(name: declaration.name, fields: fields, range: declaration.range, structs: structs))
     }
 
     private func declareEnum(_ declaration: EnumDeclaration) {

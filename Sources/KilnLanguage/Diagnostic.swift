@@ -60,6 +60,10 @@ public struct LanguageLimits: Hashable, Sendable {
     public var maxNestingDepth: Int = 256
     /// Maximum nesting of `#include`.
     public var maxIncludeDepth: Int = 32
+    /// Maximum `#include` directives followed in one translation unit, counting every
+    /// time a file is entered (a header included twice counts twice): a graph where each
+    /// header includes the next one twice would otherwise take 2ⁿ steps.
+    public var maxIncludes: Int = 1024
     /// Maximum macro expansion depth (recursion guard).
     public var maxMacroExpansionDepth: Int = 64
     /// Maximum errors reported before the compiler stops with "too many errors".

@@ -50,16 +50,30 @@ public enum KType: Hashable, Sendable {
     }
 
     /// Number of 32-bit components of a value of this type when scalarized, given the
-    /// program's structs (resources count as 0).
+    /// program's structs (resources count as 0). Saturates at `KType.maxComponentCount`, and
+    /// takes constant time for structs (their counts are computed once, when declared), so
+    /// hostile nesting (`struct S40 { S39 a; S39 b; }`, 2⁴⁰ floats) costs nothing to measure
+    /// and is refused by the register limit.
     public func componentCount(structs: [StructInfo]) -> Int {
         switch self {
         case .void, .texture, .sampler, .layer, .pointer: return 0
         case .scalar: return 1
         case .vector(_, let n): return n
         case .matrix(_, let c, let r): return c * r
-        case .array(let element, let n): return n * element.componentCount(structs: structs)
-        case .structure(let index): return structs[index].fields.reduce(0) { $0 + $1.type.componentCount(structs: structs) }
+        case .array(let element, let n):
+            let (product, overflow) = n.multipliedReportingOverflow(by: element.componentCount(structs: structs))
+            return overflow ? Self.maxComponentCount : min(product, Self.maxComponentCount)
+        case .structure(let index): return structs[index].componentCount
         }
+    }
+
+    /// Where component counts saturate: far past every register limit, so a saturated count
+    /// is always refused, and small enough that sums of a few never overflow.
+    public static let maxComponentCount = 1 << 40
+
+    /// The saturating sum of component counts (for struct fields).
+    static func componentSum(_ counts: [Int]) -> Int {
+        counts.reduce(0) { min($0 + $1, maxComponentCount) }
     }
 }
 
@@ -79,9 +93,13 @@ public struct StructInfo: Hashable, Sendable {
     public var name: String
     public var fields: [Field]
     public var range: SourceRange
-    public init(name: String, fields: [Field], range: SourceRange) {
+    /// Components of a value of the struct (saturating; `KType.componentCount`).
+    public var componentCount: Int
+    /// `structs` are the structs declared before this one (its fields can only use those).
+    public init(name: String, fields: [Field], range: SourceRange, structs: [StructInfo]) {
         self.name = name
         self.fields = fields
         self.range = range
+        self.componentCount = KType.componentSum(fields.map { $0.type.componentCount(structs: structs) })
     }
 }

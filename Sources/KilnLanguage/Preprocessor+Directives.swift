@@ -111,6 +111,14 @@ extension Preprocessor {
             diagnostics.append(.error("'\(name)' file not found", at: range))
             return
         }
+        includeCount += 1
+        if includeCount > limits.maxIncludes {
+            if !includeLimitReported {
+                includeLimitReported = true
+                diagnostics.append(.error("too many #include directives followed (limit maxIncludes = \(limits.maxIncludes)); does a header include another one several times without an include guard?", at: range))
+            }
+            return
+        }
         if depth + 1 > limits.maxIncludeDepth {
             diagnostics.append(.error("#include nested too deeply (limit maxIncludeDepth = \(limits.maxIncludeDepth))", at: range))
             return

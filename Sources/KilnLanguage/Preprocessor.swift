@@ -66,6 +66,9 @@ public struct Preprocessor {
     var hideSetAdditions: [HideSetKey: Int32] = [:]
     /// Counts expansions, so macros that expand to nothing forever still end.
     var expansionSteps = 0
+    /// Files entered through `#include` so far (`maxIncludes`), and whether the limit was reported.
+    var includeCount = 0
+    var includeLimitReported = false
 
     init(files: [SourceFile], limits: LanguageLimits, searchPaths: [String] = []) {
         self.files = files

@@ -35,6 +35,34 @@ import KilnLanguage
                 "no error names \(limit); errors: \(outcome.errors.prefix(5))", sourceLocation: sourceLocation)
     }
 
+    /// A header graph where each header includes the next one twice (2³⁰ includes without
+    /// a limit) stops at `maxIncludes`, quickly.
+    @Test func maxIncludes() {
+        let levels = 30
+        var files = [("main.metal", "#include \"h0.h\"\n" + Self.entry("return half4(1);"))]
+        for level in 0..<levels {
+            files.append(("h\(level).h", level + 1 < levels ? "#include \"h\(level + 1).h\"\n#include \"h\(level + 1).h\"\n" : "// leaf\n"))
+        }
+        let clock = ContinuousClock()
+        let elapsed = clock.measure { Self.expectError(naming: "maxIncludes", files) }
+        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        // A header included many times behind an include guard is fine.
+        var guarded = [("main.metal", "#include \"g.h\"\n#include \"g.h\"\n#include \"g.h\"\n" + Self.entry("return half4(G);"))]
+        guarded.append(("g.h", "#ifndef G_H\n#define G_H\n#define G 1.0\n#endif\n"))
+        #expect(Self.errors(guarded, CompileOptions()).errors.isEmpty)
+    }
+
+    /// `struct S<i> { S<i-1> a; S<i-1> b; }` for 63 levels is 2⁶³ floats: measuring it is
+    /// constant time per struct (sizes saturate) and the register limit refuses it at once.
+    @Test func exponentiallyNestedStructsAreRefusedAtOnce() {
+        var source = "struct S0 { float x; };\n"
+        for level in 1...63 { source += "struct S\(level) { S\(level - 1) a; S\(level - 1) b; };\n" }
+        source += Self.entry("S63 s; s.a.b.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.x = 1.0; return half4(1);")
+        let clock = ContinuousClock()
+        let elapsed = clock.measure { Self.expectError(naming: "LibraryLimits.maxRegisters", [("nest.metal", source)]) }
+        #expect(elapsed < .seconds(2), "took \(elapsed)")
+    }
+
     @Test func maxSourceBytes() {
         var options = CompileOptions()
         options.languageLimits.maxSourceBytes = 64
