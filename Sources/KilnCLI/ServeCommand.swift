@@ -38,6 +38,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds of silence before a client is dropped.") var idleTimeout = 60
     @Option(help: "Worker threads (0 = one per core).") var workers = 0
     @Option(help: "Tile threads per frame (0 = the cores shared among previewing sessions).") var renderThreads = 0
+    @Option(help: "Seconds SIGTERM/SIGINT waits for running compiles and renders before exiting anyway (a second signal exits at once).") var shutdownGrace = 2.0
     @Flag(help: "Print libwebsockets' errors and warnings.") var verbose = false
 
     func validate() throws {
@@ -45,6 +46,7 @@ struct ServeCommand: ParsableCommand {
         guard (1...ServerSettings.absoluteMaxPreviewSide).contains(maxPreviewSide) else {
             throw ValidationError("--max-preview-side must be 1...\(ServerSettings.absoluteMaxPreviewSide)")
         }
+        guard shutdownGrace >= 0, shutdownGrace.isFinite else { throw ValidationError("--shutdown-grace must be a number of seconds ≥ 0") }
         guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, cacheEntries > 0, maxQueuedBytes > 0,
               compilesPerSecond > 0, compilesPerSecond.isFinite else {
             throw ValidationError("limits must be positive")
@@ -85,7 +87,7 @@ struct ServeCommand: ParsableCommand {
         do { try service.start() } catch { throw CommandFailure("\(error)") }
         let scheme = tlsCert == nil ? "http" : "https"
         Console.current.line("kiln serve: listening on \(scheme)://\(host):\(service.port)/ (WebSocket on the same port)")
-        ShutdownSignals.wait()
+        ShutdownSignals.wait(grace: shutdownGrace)
         Console.current.line("kiln serve: shutting down")
         service.stop()
         Console.current.line("kiln serve: stopped; live sessions: \(WebSocketConnection.liveObjects)")
@@ -95,19 +97,41 @@ struct ServeCommand: ParsableCommand {
 /// SIGINT/SIGTERM through Dispatch sources: a plain C handler may run on any thread and
 /// would not wake the service thread's poll. Kept out of `main.swift` so the handlers are
 /// not inferred to be main-actor isolated (which traps when they run on the queue).
+///
+/// A graceful stop closes every client and joins the workers, which finish the job they
+/// are running. A compile or frame can take long (a heavy shader at 2048²), so the stop is
+/// bounded: `grace` seconds after the signal the process exits regardless, and a second
+/// signal exits at once.
 enum ShutdownSignals {
-    static func wait() {
+    static func wait(grace: Double) {
         let queue = DispatchQueue(label: "kiln.signals")
         let received = DispatchSemaphore(value: 0)
         var sources: [DispatchSourceSignal] = []
+        let signals = SignalCount()
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { received.signal() }
+            source.setEventHandler {
+                if signals.increment() == 1 {
+                    received.signal()
+                    queue.asyncAfter(deadline: .now() + grace) {
+                        Console.current.line("kiln serve: work still running \(grace) s after the signal; exiting without it")
+                        exit(0)
+                    }
+                } else {
+                    Console.current.line("kiln serve: second signal; exiting now")
+                    exit(0)
+                }
+            }
             source.resume()
             sources.append(source)
         }
         received.wait()
-        for source in sources { source.cancel() }
+    }
+
+    /// Signals seen so far (only touched on the signal queue; a class so the handler can count).
+    final class SignalCount: @unchecked Sendable {
+        private var count = 0
+        func increment() -> Int { count += 1; return count }
     }
 }

@@ -393,6 +393,36 @@ def test_shutdown_sends_1001_and_exits_quickly():
     assert "live sessions: 0" in output
 
 
+HEAVY_SHADER = """
+[[ stitchable ]] half4 heavy(float2 p) {
+    float s = p.x;
+    for (int i = 0; i < 50; i++) for (int j = 0; j < 50; j++) for (int k = 0; k < 50; k++) s = s * 0.5 + 1.0;
+    return half4(s * 0.1);
+}
+"""
+
+
+def test_shutdown_is_bounded_while_a_heavy_frame_renders():
+    """A frame that stays under the per-lane budget but takes minutes at 2048² must not
+    hold SIGTERM: the server exits within its grace period (2 s) plus a margin."""
+    server = KilnServer().start()
+    render = subprocess.Popen(["curl", "-sS", "-o", "/dev/null", "--data-binary", HEAVY_SHADER,
+                               server.http + "/render?function=heavy&size=2048x2048"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.0)                      # the render is running on a worker now
+        assert render.poll() is None
+        started = time.time()
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=10) == 0
+        assert time.time() - started < 3.5
+        assert "exiting without it" in server.process.stdout.read().decode()
+    finally:
+        render.kill()
+        render.wait()
+        server.stop()
+
+
 def test_binds_loopback_only(server):
     """127.0.0.1 must not silently listen on every interface (the IPv6 trap in lws 4.1)."""
     port_hex = f"{server.port:04X}"
