@@ -18,6 +18,11 @@ public struct SceneLimits: Hashable, Sendable {
     /// floats). Past it, the lowest cached layers are forgotten after a frame.
     public var maxCachedFloats = 64 << 20
 
+    /// Most compiled libraries a renderer keeps (by shader text). A client that sends a
+    /// new library source with every `scene.set` would otherwise grow the cache forever;
+    /// past the limit the least recently used library is forgotten.
+    public var maxCachedLibraries = 16
+
     public init() {}
     public static let `default` = SceneLimits()
 }

@@ -39,6 +39,8 @@ public final class SceneRenderer {
     /// Compiles the scene's shader sources; compiled libraries are kept by shader text.
     private let libraryProvider: SceneLibraryProvider
     private var libraries: [String: Library] = [:]          // by shader text
+    /// Shader texts of `libraries`, least recently used first.
+    private var libraryOrder: [String] = []
     /// Group outputs of the frame being rendered.
     private var groupOutputs: [String: (key: UInt64, pixels: [Float])] = [:]
 
@@ -369,7 +371,11 @@ public final class SceneRenderer {
 
     private func compiledLibrary(_ name: String, document: SceneDocument, path: String) throws(SceneError) -> Library {
         let text = try libraryText(name, document: document, path: path)
-        if let library = libraries[text] { return library }
+        if let library = libraries[text] {
+            libraryOrder.removeAll { $0 == text }
+            libraryOrder.append(text)
+            return library
+        }
         var fileName = "\(name).metal"
         if case .path(let file)? = document.libraries[name] { fileName = file }
         let library: Library
@@ -378,8 +384,13 @@ public final class SceneRenderer {
         case .failure(let failure): throw SceneError(path: "libraries.\(name)", "does not compile:\n" + failure.message)
         }
         libraries[text] = library
+        libraryOrder.append(text)
+        while libraryOrder.count > max(1, limits.maxCachedLibraries) { libraries[libraryOrder.removeFirst()] = nil }
         return library
     }
+
+    /// Compiled libraries kept right now (at most `SceneLimits.maxCachedLibraries`).
+    public var cachedLibraryCount: Int { libraries.count }
 
     // MARK: Pixels
 

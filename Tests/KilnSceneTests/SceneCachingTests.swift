@@ -29,6 +29,24 @@ import Testing
 
     func renderer() -> SceneRenderer { SceneRenderer(libraries: CompilingLibraryProvider(), baseDirectory: ScenePaths.scenes, threads: 1) }
 
+    /// A new library source in every document (a client editing an effect, or an attacker)
+    /// keeps at most `maxCachedLibraries` compiled libraries, and the latest still works.
+    @Test func compiledLibrariesAreBounded() throws {
+        let renderer = renderer()
+        for index in 0..<40 {
+            let text = "#include <metal_stdlib>\\nusing namespace metal;\\n[[ stitchable ]] half4 tint(float2 position, half4 color) { return color * \(index).0h / 40.0h; }"
+            let document = try scene("""
+                {"width": 8, "height": 8, "libraries": {"fx": {"source": "\(text)"}},
+                 "layers": [{"id": "bg", "type": "background", "paint": {"background-color": "#ffffff"}},
+                            {"id": "fx", "type": "effect", "library": "fx", "function": "tint"}]}
+                """)
+            let image = try renderer.render(document)
+            #expect(renderer.cachedLibraryCount <= SceneLimits.default.maxCachedLibraries)
+            if index == 39 { #expect(image.bytes[0] == 249) }       // 39/40 of white, premultiplied
+        }
+        #expect(renderer.cachedLibraryCount == SceneLimits.default.maxCachedLibraries)
+    }
+
     @Test func firstFrameDrawsEveryLayerOnce() throws {
         let renderer = renderer()
         _ = try renderer.render(try scene(Self.base))
