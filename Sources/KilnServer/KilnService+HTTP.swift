@@ -14,6 +14,10 @@ extension KilnService {
             request.respond(.text(200, "ok\n"))
             return
         }
+        guard originAllowed(request.headers), hostAllowed(request.headers) else {
+            request.respond(.text(403, "requests from other origins are refused (kiln serve --allow-origin ORIGIN allows one)\n"))
+            return
+        }
         guard authorized(query: request.query, headers: request.headers) else {
             request.respond(HTTPResponse(status: 401, contentType: "text/plain; charset=utf-8",
                                          headers: [("WWW-Authenticate", "Bearer")], body: Array("missing or wrong token\n".utf8)))

@@ -7,10 +7,31 @@ extension KilnService: WebSocketServerDelegate {
     public func shouldAcceptWebSocket(path: String, query: [String: String], headers: [String: String]) -> Int? {
         guard path == "/" || path == "/live" else { return 404 }
         if !authorized(query: query, headers: headers) { return 401 }
-        if let origin = headers["origin"], !settings.allowedOrigins.isEmpty, !settings.allowedOrigins.contains(origin) {
-            return 403
-        }
+        if !originAllowed(headers) || !hostAllowed(headers) { return 403 }
         return nil
+    }
+
+    /// Whether a browser may use the server from the page that sent the request. Requests
+    /// without `Origin` (curl, scripts, same-origin navigation) pass. With `--allow-origin`
+    /// only the listed origins pass; without it only the page Kiln serves itself (the
+    /// origin equals `http(s)://` + the `Host` it was reached at), so a web page a
+    /// developer happens to visit cannot drive a server on localhost.
+    func originAllowed(_ headers: [String: String]) -> Bool {
+        guard let origin = headers["origin"] else { return true }
+        if !settings.allowedOrigins.isEmpty { return settings.allowedOrigins.contains(origin) }
+        guard let host = headers["host"] else { return false }
+        return origin == "http://\(host)" || origin == "https://\(host)"
+    }
+
+    /// A server bound to loopback answers only requests addressed to a loopback name, so a
+    /// DNS-rebinding page (evil.example resolving to 127.0.0.1) is refused.
+    func hostAllowed(_ headers: [String: String]) -> Bool {
+        let bound = settings.transport.host
+        guard ["127.0.0.1", "::1", "localhost"].contains(bound) else { return true }
+        guard let host = headers["host"] else { return true }          // HTTP/1.0 clients send none
+        let name: Substring
+        if host.hasPrefix("[") { name = host.dropFirst().prefix { $0 != "]" } } else { name = host.prefix { $0 != ":" } }
+        return ["127.0.0.1", "localhost", "::1"].contains(String(name).lowercased())
     }
 
     func authorized(query: [String: String], headers: [String: String]) -> Bool {

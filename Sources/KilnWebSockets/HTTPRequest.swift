@@ -10,7 +10,7 @@ public final class HTTPRequest: @unchecked Sendable {
     public let path: String
     /// Decoded `?name=value` arguments.
     public let query: [String: String]
-    /// Request headers the server reads (lowercased names): `authorization`, `origin`, `content-type`.
+    /// Request headers the server reads (lowercased names): `authorization`, `origin`, `host`, `content-type`.
     public let headers: [String: String]
     /// The request body (empty for GET).
     public internal(set) var body: [UInt8] = []

@@ -73,6 +73,7 @@ extension WebSocketServer {
         var headers: [String: String] = [:]
         headers["authorization"] = header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)
         headers["origin"] = header(wsi, WSI_TOKEN_ORIGIN)
+        headers["host"] = header(wsi, WSI_TOKEN_HOST)
         headers["content-type"] = header(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE)
         headers["content-length"] = header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH)
         headers["transfer-encoding"] = header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING)

@@ -348,6 +348,30 @@ def test_token_and_origin_checks():
         server.stop()
 
 
+def test_other_origins_and_rebound_hosts_are_refused(server, wave_source):
+    """Without --allow-origin only the page Kiln serves may use it from a browser: a page of
+    another origin gets 403 on every route and at the WebSocket handshake, and so does a
+    request addressed to another host name (DNS rebinding) while bound to loopback."""
+    own = server.http                                   # http://127.0.0.1:PORT
+    host = own.split("//", 1)[1]
+    assert curl("--data-binary", wave_source, "-H", "Origin: http://evil.example", own + "/compile")[0] == 403
+    assert curl("-H", "Origin: http://evil.example", own + "/shaders")[0] == 403
+    assert curl("--data-binary", wave_source, "-H", f"Origin: http://{host}", own + "/compile")[0] == 200
+    assert curl("--data-binary", wave_source, own + "/compile")[0] == 200            # no Origin: curl, scripts
+    assert curl("-H", "Host: evil.example", own + "/shaders")[0] == 403
+    assert curl("-H", f"Host: localhost:{host.split(':')[1]}", own + "/shaders")[0] == 200
+
+    async def go():
+        with pytest.raises(InvalidStatus) as refused:
+            async with websockets.connect(server.ws, origin="http://evil.example"):
+                pass
+        assert refused.value.response.status_code == 403
+        async with websockets.connect(server.ws, origin=f"http://{host}") as ws:
+            await ws.send(json.dumps({"type": "ping", "id": 1}))
+            assert (await next_json(ws, "pong"))["id"] == 1
+    run(go())
+
+
 def test_tls(tmp_path, wave_source):
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
