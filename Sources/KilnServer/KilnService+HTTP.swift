@@ -10,6 +10,16 @@ import KilnWebSockets
 extension KilnService {
     public func handle(_ request: HTTPRequest) {
         metrics.increment("kiln_http_requests_total")
+        // Each route answers its methods (HEAD wherever GET is); others get 405 with Allow.
+        let allowed = Self.allowedMethods(request.path)
+        guard allowed.contains(request.method) else {
+            let status = allowed.isEmpty ? 404 : 405
+            let text = status == 404 ? "no route for \(request.path)\n" : "method \(request.method) not allowed on \(request.path)\n"
+            request.respond(HTTPResponse(status: status, contentType: "text/plain; charset=utf-8",
+                                         headers: allowed.isEmpty ? [] : [("Allow", allowed.joined(separator: ", "))], body: Array(text.utf8)))
+            return
+        }
+        let method = request.method == "HEAD" ? "GET" : request.method
         if request.path == "/healthz" {
             request.respond(.text(200, "ok\n"))
             return
@@ -23,7 +33,7 @@ extension KilnService {
                                          headers: [("WWW-Authenticate", "Bearer")], body: Array("missing or wrong token\n".utf8)))
             return
         }
-        switch (request.method, request.path) {
+        switch (method, request.path) {
         case (_, "/metrics"):
             request.respond(.text(200, metrics.prometheusText(), contentType: "text/plain; version=0.0.4"))
         case ("POST", "/compile"):
@@ -43,10 +53,18 @@ extension KilnService {
         case ("GET", let path) where path.hasPrefix("/scenes/"):
             request.respond(fileResponse(settings.scenesDirectory, name: String(path.dropFirst("/scenes/".count)),
                                          contentType: "application/json"))
-        case (let method, _) where method != "GET" && method != "POST":
-            request.respond(.text(405, "method \(method) not allowed\n"))
         default:
             request.respond(.text(404, "no route for \(request.method) \(request.path)\n"))
+        }
+    }
+
+    /// The methods a path answers, in the order an `Allow` header lists them.
+    static func allowedMethods(_ path: String) -> [String] {
+        switch path {
+        case "/compile", "/render": return ["POST"]
+        case "/healthz", "/metrics", "/shaders", "/shaders/", "/scenes", "/scenes/": return ["GET", "HEAD"]
+        case _ where path.hasPrefix("/shaders/") || path.hasPrefix("/scenes/"): return ["GET", "HEAD"]
+        default: return []
         }
     }
 

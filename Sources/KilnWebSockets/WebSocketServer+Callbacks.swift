@@ -221,7 +221,8 @@ extension WebSocketServer {
                 return lws_finalize_write_http_header(wsi, start, &cursor, end) == 0
             }
             guard ok else { return -1 }
-            if response.body.isEmpty { return finishTransaction(request, wsi, user) }
+            // HEAD: the same header (Content-Length included), no body (RFC 9110 §9.3.2).
+            if response.body.isEmpty || request.method == "HEAD" { return finishTransaction(request, wsi, user) }
             lws_callback_on_writable(wsi)
             return 0
         }

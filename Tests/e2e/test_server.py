@@ -372,6 +372,20 @@ def test_other_origins_and_rebound_hosts_are_refused(server, wave_source):
     run(go())
 
 
+def test_methods_follow_each_route(server):
+    """RFC 9110: a route answers its methods (HEAD wherever GET is, without a body) and
+    405 with Allow otherwise."""
+    for method in ("PUT", "DELETE", "PATCH"):
+        for route in ("/healthz", "/metrics", "/shaders"):
+            assert curl("-X", method, server.http + route)[0] == 405, (method, route)
+    result = subprocess.run(["curl", "-sS", "-i", server.http + "/compile"], capture_output=True, timeout=10)
+    head = result.stdout.decode(errors="replace").lower()
+    assert head.startswith("http/1.1 405") and "allow: post" in head
+    status, body = curl("--head", server.http + "/shaders")
+    assert status == 200 and body.strip().lower().startswith(b"http/1.1 200")   # headers only
+    assert b'"shaders"' not in body
+
+
 def test_tls(tmp_path, wave_source):
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
