@@ -108,6 +108,21 @@ extension WebSocketServer {
                 request.respond(.text(411, "chunked request bodies are not supported: send Content-Length\n"))
                 return 0
             }
+            // RFC 9112 §6.3: a Content-Length that is not one decimal number is an error, not
+            // something to guess at (-5, abc, 2⁶⁴, or two different values joined by a comma).
+            if let text = headers["content-length"],
+               text.isEmpty || text.utf8.count > 18 || !text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+                request.respond(HTTPResponse(status: 400, contentType: "text/plain; charset=utf-8", headers: [("Connection", "close")],
+                                             body: Array("invalid Content-Length: \(text.prefix(40))\n".utf8)))
+                return 0
+            }
+            if method == "POST", headers["content-length"] == nil, Int(methodIndex) != LWSHUMETH_COLON_PATH {
+                // Without a length the body's end is unknown: its bytes would be read as the
+                // next pipelined request.
+                request.respond(HTTPResponse(status: 411, contentType: "text/plain; charset=utf-8", headers: [("Connection", "close")],
+                                             body: Array("a request body needs Content-Length\n".utf8)))
+                return 0
+            }
             if let declared = headers["content-length"].flatMap(Int.init), declared > configuration.maxMessageBytes {
                 request.respond(.text(413, "request body of \(declared) bytes exceeds maxMessageBytes = \(configuration.maxMessageBytes)\n"))
                 return 0

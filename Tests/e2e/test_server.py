@@ -386,6 +386,35 @@ def test_methods_follow_each_route(server):
     assert b'"shaders"' not in body
 
 
+def raw_http(server, data, timeout=3):
+    """Sends raw bytes to the server and returns everything it answers until it closes."""
+    import socket
+    port = int(server.http.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        out = b""
+        try:
+            while chunk := sock.recv(65536):
+                out += chunk
+        except socket.timeout:
+            pass
+    return out
+
+
+def test_bodies_need_one_valid_content_length(server):
+    """RFC 9112 §6: a Content-Length that is not one decimal number is a 400; a POST without
+    one is a 411 and its bytes are not read as the next pipelined request."""
+    host = server.http.split("//", 1)[1].encode()
+    for length in (b"-5", b"18446744073709551616", b"5, 7"):
+        answer = raw_http(server, b"POST /compile HTTP/1.1\r\nHost: " + host + b"\r\nContent-Length: " + length + b"\r\n\r\nhello")
+        assert answer.startswith(b"HTTP/1.1 400"), (length, answer[:80])
+    answer = raw_http(server, b"POST /compile HTTP/1.1\r\nHost: " + host + b"\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello")
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:80]
+    answer = raw_http(server, b"POST /compile HTTP/1.1\r\nHost: " + host + b"\r\n\r\nGET /healthz HTTP/1.1\r\nHost: " + host + b"\r\n\r\n")
+    statuses = [line for line in answer.split(b"\r\n") if line.startswith(b"HTTP/")]
+    assert statuses and statuses[0].startswith(b"HTTP/1.1 411"), answer[:120]
+
+
 def test_tls(tmp_path, wave_source):
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
