@@ -83,6 +83,10 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
+        var settings = self.settings
+        let (connections, note) = FileDescriptorLimit.fit(connections: settings.transport.maxConnections)
+        settings.transport.maxConnections = connections
+        if let note { Console.current.line(note) }
         let service = KilnService(settings: settings, renderer: RenderPreview())
         do { try service.start() } catch { throw CommandFailure("\(error)") }
         let scheme = tlsCert == nil ? "http" : "https"

@@ -35,14 +35,16 @@ def free_port():
 class KilnServer:
     """A `kiln serve` process with helpers for its URLs and its memory use."""
 
-    def __init__(self, *extra_args, port=None, cwd=ROOT):
+    def __init__(self, *extra_args, port=None, cwd=ROOT, preexec_fn=None):
         self.port = port or free_port()
         self.args = [kiln_binary(), "serve", "--port", str(self.port), *extra_args]
         self.cwd = cwd
         self.process = None
+        self.preexec_fn = preexec_fn      # e.g. to lower the open-file limit of the server
 
     def start(self):
-        self.process = subprocess.Popen(self.args, cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(self.args, cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        preexec_fn=self.preexec_fn)
         deadline = time.time() + 20
         while time.time() < deadline:
             if self.process.poll() is not None:

@@ -415,6 +415,34 @@ def test_bodies_need_one_valid_content_length(server):
     assert statuses and statuses[0].startswith(b"HTTP/1.1 411"), answer[:120]
 
 
+def test_connections_fit_the_open_file_limit():
+    """With an open-file limit below --max-connections the server lowers its connection
+    limit to fit (and logs it), so clients past it get 503 instead of a dropped socket."""
+    import resource
+
+    def low_limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (200, 300))
+
+    server = KilnServer("--max-connections", "1024", preexec_fn=low_limit).start()
+    try:
+        async def go():
+            sockets, refused = [], 0
+            for _ in range(260):
+                try:
+                    sockets.append(await websockets.connect(server.ws))
+                except InvalidStatus as error:
+                    assert error.response.status_code == 503
+                    refused += 1
+            for ws in sockets:
+                await ws.close()
+            return len(sockets), refused
+        accepted, refused = run(go())
+        assert accepted == 236 and refused == 24, (accepted, refused)
+    finally:
+        server.stop()
+    assert "--max-connections lowered from 1024 to 236" in server.process.stdout.read().decode()
+
+
 def test_tls(tmp_path, wave_source):
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
