@@ -183,7 +183,10 @@ extension KilnService {
         session.lock.unlock()
         let content = try renderer.builtinContent(named: name, width: preview.width, height: preview.height)
         session.lock.lock()
-        if session.builtinCache.count > 8 { session.builtinCache.removeAll() }
+        // Only the current preview size is kept: a client cycling sizes near the maximum
+        // would otherwise hold several full-size images per content name.
+        let size = "@\(preview.width)x\(preview.height)"
+        session.builtinCache = session.builtinCache.filter { $0.key.hasSuffix(size) }
         session.builtinCache[key] = content
         session.lock.unlock()
         return content

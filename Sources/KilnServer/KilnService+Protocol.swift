@@ -25,6 +25,7 @@ extension KilnService {
         case .previewStop:
             session.lock.lock()
             session.preview = nil
+            session.builtinCache.removeAll()        // regenerated on the next preview
             session.lock.unlock()
             send(session, .previewStopped(id: id))
         case .clock(let action): changeClock(action, session: session, id: id)

@@ -32,6 +32,8 @@ public final class KilnService: @unchecked Sendable {
     public init(settings: ServerSettings, renderer: PreviewRenderer) {
         var settings = settings
         settings.maxPreviewSide = min(settings.maxPreviewSide, ServerSettings.absoluteMaxPreviewSide)
+        // Content is drawn at the preview's size at most, so a larger upload only costs memory.
+        settings.maxUploadSide = min(settings.maxUploadSide, settings.maxPreviewSide)
         settings.compilesPerSecond = settings.compilesPerSecond.isFinite ? max(0.01, settings.compilesPerSecond) : 20
         self.settings = settings
         self.renderer = renderer

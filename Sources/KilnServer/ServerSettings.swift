@@ -34,7 +34,8 @@ public struct ServerSettings: Sendable {
     public var token: String?
     /// Allowed `Origin` values for browser connections; empty allows any.
     public var allowedOrigins: [String] = []
-    /// Largest uploaded content image, in pixels per side.
+    /// Largest uploaded content image, in pixels per side (never more than `maxPreviewSide`:
+    /// content is drawn at the preview's size at most).
     public var maxUploadSide = 4096
 
     public init() {}

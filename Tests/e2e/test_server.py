@@ -196,6 +196,34 @@ def test_png_upload_is_used_as_content(server, wave_source):
     run(go())
 
 
+def png_bytes(width, height):
+    """An all-zero RGBA PNG (tiny on the wire, width × height × 4 bytes once decoded)."""
+    import struct
+    import zlib
+    row = b"\x00" + b"\x00" * (width * 4)
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(row * height, 9)) + chunk(b"IEND", b""))
+
+
+def test_uploads_are_capped_at_the_preview_size():
+    """Content is drawn at the preview size at most, so an upload larger than
+    --max-preview-side is refused (bad_image naming the limit) instead of decoded."""
+    server = KilnServer("--max-preview-side", "256").start()
+    try:
+        async def go():
+            async with websockets.connect(server.ws) as ws:
+                await ws.send(json.dumps({"type": "content.upload", "id": 1, "png": __import__("base64").b64encode(png_bytes(257, 4)).decode()}))
+                error = await next_json(ws, "error")
+                assert error["code"] == "bad_image" and error["id"] == 1
+                await ws.send(json.dumps({"type": "content.upload", "id": 2, "png": __import__("base64").b64encode(png_bytes(256, 4)).decode()}))
+                assert (await next_json(ws, "content.uploaded"))["width"] == 256
+        run(go())
+    finally:
+        server.stop()
+
+
 def test_200_concurrent_clients(server, wave_source):
     async def client(i):
         async with websockets.connect(server.ws) as ws:
