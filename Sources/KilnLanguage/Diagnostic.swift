@@ -56,6 +56,12 @@ public struct LanguageLimits: Hashable, Sendable {
     public var maxSourceBytes: Int = 1 << 20
     /// Maximum tokens after preprocessing (macro expansion included).
     public var maxTokens: Int = 1 << 20
+    /// Maximum tokens macro expansion may create in one translation unit, counting those
+    /// of nested expansions and pre-expanded arguments that are later copied or dropped.
+    /// A function-like macro bomb (`#define F1(x) F0(x)+F0(x)` … `F60`) spends this budget
+    /// in work, not in output, so it is kept well below `maxTokens`: real shaders expand
+    /// to a few thousand tokens.
+    public var maxExpansionTokens: Int = 1 << 17
     /// Maximum nesting of expressions, statements and blocks.
     public var maxNestingDepth: Int = 256
     /// Maximum nesting of `#include`.

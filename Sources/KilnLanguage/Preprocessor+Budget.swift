@@ -20,6 +20,13 @@ extension Preprocessor {
             stopForTokenLimit(at: range)
             return false
         }
+        if producedTokens > limits.maxExpansionTokens {
+            if !stopped {
+                diagnostics.append(.error("macro expansion creates too many tokens (limit maxExpansionTokens = \(limits.maxExpansionTokens))", at: range))
+                stopped = true
+            }
+            return false
+        }
         return true
     }
 

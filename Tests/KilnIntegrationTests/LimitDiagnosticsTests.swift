@@ -63,6 +63,18 @@ import KilnLanguage
         #expect(elapsed < .seconds(2), "took \(elapsed)")
     }
 
+    /// `#define F<i>(x) F<i-1>(x)+F<i-1>(x)` for 60 levels (issue 14: 2.5–4 s a compile at
+    /// the token limit) stops at `maxExpansionTokens`, well before `maxTokens`.
+    @Test func functionLikeMacroBombsStopAtTheExpansionBudget() {
+        var source = "#define F0(x) x\n"
+        for level in 1...60 { source += "#define F\(level)(x) F\(level - 1)(x)+F\(level - 1)(x)\n" }
+        source += Self.entry("float v = F60(position.x); return half4(v);")
+        let clock = ContinuousClock()
+        let elapsed = clock.measure { Self.expectError(naming: "maxExpansionTokens", [("bomb.metal", source)]) }
+        // Debug build on shared cores: generous; release takes about half a second.
+        #expect(elapsed < .seconds(10), "took \(elapsed)")
+    }
+
     @Test func maxSourceBytes() {
         var options = CompileOptions()
         options.languageLimits.maxSourceBytes = 64
