@@ -53,9 +53,7 @@ extension KilnService {
         session.lock.lock()
         let wait = session.refillCompileTokens(rate: rate, now: monotonicSeconds())
         if wait == 0, session.pendingCompile == nil {
-            session.compileTokens -= 1
-            session.compileSequence += 1
-            let sequence = session.compileSequence
+            let sequence = session.spendCompileToken()
             session.lock.unlock()
             submitCompile(request, sequence: sequence, session: session)
             return
@@ -90,11 +88,9 @@ extension KilnService {
                 schedulePendingCompile(session, after: wait)
                 return
             }
-            session.compileTokens -= 1
             session.pendingCompile = nil
             session.compileTimerArmed = false
-            session.compileSequence += 1
-            let sequence = session.compileSequence
+            let sequence = session.spendCompileToken()
             session.lock.unlock()
             submitCompile(request, sequence: sequence, session: session)
         }

@@ -70,13 +70,15 @@ extension KilnService {
             }
             return Array(try JSONSerialization.data(withJSONObject: value))
         }
-        if case .set = edit.kind { return try SceneDocument.decode(try bytes(edit.document, "scene")) }
-        guard let current else { throw SceneError(path: "", "no scene yet: send scene.set first") }
+        func existing() throws -> SceneDocument {
+            guard let current else { throw SceneError(path: "", "no scene yet: send scene.set first") }
+            return current
+        }
         switch edit.kind {
-        case .set: return current
-        case .addLayer(let placement): return try current.addingLayer(try bytes(edit.document, "layer"), placement: placement)
-        case .updateLayer(let layer): return try current.updatingLayer(layer, properties: try bytes(edit.document, "properties"))
-        case .removeLayer(let layer): return try current.removingLayer(layer)
+        case .set: return try SceneDocument.decode(try bytes(edit.document, "scene"))
+        case .addLayer(let placement): return try existing().addingLayer(try bytes(edit.document, "layer"), placement: placement)
+        case .updateLayer(let layer): return try existing().updatingLayer(layer, properties: try bytes(edit.document, "properties"))
+        case .removeLayer(let layer): return try existing().removingLayer(layer)
         }
     }
 

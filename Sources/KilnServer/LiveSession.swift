@@ -86,6 +86,14 @@ final class LiveSession: @unchecked Sendable {
         self.lastRefill = now
     }
 
+    /// Spends a token on a compile about to be submitted and numbers it (call with `lock`
+    /// held, after `refillCompileTokens` said one is available).
+    func spendCompileToken() -> Int {
+        compileTokens -= 1
+        compileSequence += 1
+        return compileSequence
+    }
+
     /// Refills the bucket to `now` (call with `lock` held); returns the seconds until a
     /// token is available (0 when one is).
     func refillCompileTokens(rate: Double, now: Double) -> Double {
