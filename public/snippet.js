@@ -34,6 +34,12 @@ export function swiftUISnippet(fn, values) {
     case "color": body = `content\n    .colorEffect(${shader})`; break;
     case "layer": body = `content\n    .layerEffect(${shader}, maxSampleOffset: CGSize(width: 40, height: 40))`; break;
     case "shape": body = `Rectangle()\n    .fill(${shader})`; break;
+    case "kernel":
+      return `// '${fn.name}' is a Metal compute kernel: dispatch one thread per pixel of its output texture\n` +
+        `let pipeline = try device.makeComputePipelineState(function: library.makeFunction(name: "${fn.name}")!)\n` +
+        `encoder.setComputePipelineState(pipeline)\n` +
+        `encoder.dispatchThreads(MTLSize(width: output.width, height: output.height, depth: 1),\n` +
+        `                        threadsPerThreadgroup: MTLSize(width: 8, height: 8, depth: 1))`;
     default:
       return `// '${fn.name}' is a Metal ${fn.kind} function: use it in an MTLRenderPipelineDescriptor\n` +
         `let function = library.makeFunction(name: "${fn.name}")`;

@@ -159,6 +159,8 @@ public enum Disassembler {
             case .stageIn: return "stage_in"
             case .vertexID: return "vertex_id"
             case .instanceID: return "instance_id"
+            case .outputTexture(let slot): return "output tex\(slot)"
+            case .threadPosition: return "thread position"
             }
         }
 
@@ -244,6 +246,8 @@ public enum Disassembler {
                 return i.opcode == .sample ? base + ", \(describe(SampleMode(rawValue: i.mode)))" : base
             case .textureSize:
                 return "\(registers(Int(i.a), count: 2)), tex\(i.imm)"
+            case .textureWrite:
+                return "tex\(i.imm), r\(i.b), r\(i.c), \(registers(Int(i.a), count: 4)), if r\(i.d)"
             case .jump:
                 return label(i.imm)
             case .conditionalJump:

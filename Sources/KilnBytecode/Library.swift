@@ -92,6 +92,9 @@ public enum FunctionKind: UInt8, Hashable, Sendable, CaseIterable {
     case vertex
     /// A Metal `fragment` function: a full-screen pass or the color stage of a draw.
     case fragment
+    /// A Metal `kernel` function: run over a grid the size of the frame, which shows the
+    /// first texture it writes (`Binding.outputTexture`).
+    case kernel
 
     /// The lowercase name used in JSON and on the command line.
     public var name: String { String(describing: self) }
@@ -158,6 +161,13 @@ public enum Binding: Hashable, Sendable {
     case vertexID
     /// `[[instance_id]]`: lane input.
     case instanceID
+    /// A kernel's texture with `access::write` or `read_write` at texture slot `slot`: an
+    /// image the size of the grid, transparent black until written. The frame shows the
+    /// output texture with the lowest slot.
+    case outputTexture(slot: UInt32)
+    /// A kernel's thread position (`[[thread_position_in_grid]]`, …): lane input whose
+    /// `LaneSlot.attribute` names which.
+    case threadPosition
 }
 
 /// Preview metadata from a doc comment: `/// @arg amplitude 0...20 = 4 "wave height"`.
@@ -211,6 +221,10 @@ public struct LaneSlot: Hashable, Sendable {
     public var register: UInt16
     /// `[[flat]]`: not interpolated by the rasterizer.
     public var flat: Bool
+
+    /// The name and attribute of a kernel's first lane input, a `bool`: 1 for a lane that is
+    /// a thread of the grid, 0 for one past its edge (it runs masked off, writing nothing).
+    public static let inGridName = "in_grid"
 
     public init(name: String, attribute: String, type: ValueType, register: UInt16, flat: Bool = false) {
         self.name = name

@@ -327,6 +327,8 @@ public enum LibraryReader {
         case .stageIn: return .stageIn
         case .vertexID: return .vertexID
         case .instanceID: return .instanceID
+        case .outputTexture: return .outputTexture(slot: try reader.u32("texture slot"))
+        case .threadPosition: return .threadPosition
         }
     }
 

@@ -140,6 +140,7 @@ public enum LibraryWriter {
     /// Binding tags, in the order of `Binding`'s cases (see the doc's table).
     enum BindingTag: UInt8 {
         case position = 0, color, layer, uniform, buffer, texture, sampler, stageIn, vertexID, instanceID
+        case outputTexture, threadPosition
     }
 
     static func writeBinding(_ binding: Binding, _ out: inout ByteWriter) {
@@ -162,6 +163,10 @@ public enum LibraryWriter {
         case .stageIn: out.u8(BindingTag.stageIn.rawValue)
         case .vertexID: out.u8(BindingTag.vertexID.rawValue)
         case .instanceID: out.u8(BindingTag.instanceID.rawValue)
+        case .outputTexture(let slot):
+            out.u8(BindingTag.outputTexture.rawValue)
+            out.u32(slot)
+        case .threadPosition: out.u8(BindingTag.threadPosition.rawValue)
         }
     }
 

@@ -219,6 +219,10 @@ public enum Opcode: UInt8, CaseIterable, Sendable {
     case dfdxc
     /// `dfdyc a, b`: `R[a]f := R[b]f[4·quad + 2] − R[b]f[4·quad]` (coarse: the quad's left column, for all four)
     case dfdyc
+
+    // MARK: texture writes (kernel functions; after the derivatives so earlier opcode numbers stay put)
+    /// `texwrite a, b, c, d, #imm`: `texel(texture imm, R[b]u, R[c]u) := R[a…a+3]f` in lanes where `R[d] ≠ 0`; outside → nothing
+    case texwrite
 }
 
 /// Which fields of an instruction an opcode reads and writes, and what `imm` means.
@@ -248,6 +252,8 @@ public enum OperandShape: Sendable, Equatable {
     case texture
     /// `texsize`: `a`, `a+1` ← size of texture `imm`.
     case textureSize
+    /// `texwrite`: texture `imm` at (`b`, `c`) ← `a…a+3` under mask `d`.
+    case textureWrite
     /// `jmp`: target `imm`.
     case jump
     /// `jz`/`jnz`/`jnone`/`jany`: condition `a`, target `imm`.
@@ -280,6 +286,7 @@ extension Opcode {
         case .ldb: return .loadBuffer
         case .sample, .texread: return .texture
         case .texsize: return .textureSize
+        case .texwrite: return .textureWrite
         case .jmp: return .jump
         case .jz, .jnz, .jnone, .jany: return .conditionalJump
         }

@@ -158,7 +158,7 @@ public enum Verifier {
                 if let countWord, countWord >= function.uniformWordCount {
                     throw fail("\(what): count word \(countWord) out of range (uniformWordCount \(function.uniformWordCount))")
                 }
-            case .texture(let slot):
+            case .texture(let slot), .outputTexture(let slot):
                 guard slot < function.textureCount else {
                     throw fail("\(what): texture slot \(slot) out of range (textureCount \(function.textureCount))")
                 }
@@ -166,7 +166,7 @@ public enum Verifier {
                 guard function.textureCount >= 1 else {
                     throw fail("\(what): a layer needs texture slot 0 (textureCount 0)")
                 }
-            case .position, .color, .sampler, .stageIn, .vertexID, .instanceID:
+            case .position, .color, .sampler, .stageIn, .vertexID, .instanceID, .threadPosition:
                 break
             }
             if let annotation = parameter.annotation {
@@ -346,6 +346,21 @@ public enum Verifier {
                 try source(i.b)
                 try source(i.c)
                 try destinations(i.a, count: 4)
+            case .textureWrite:
+                try unused()
+                guard i.imm < f.textureCount else {
+                    throw fail("texture slot \(i.imm) out of range (textureCount \(f.textureCount))")
+                }
+                guard f.kind == .kernel else { throw fail("texwrite outside a kernel function") }
+                // Only a kernel's own output images may change: other slots hold the
+                // caller's content, which outlives the draw.
+                guard f.parameters.contains(where: { $0.binding == .outputTexture(slot: i.imm) }) else {
+                    throw fail("texwrite to texture slot \(i.imm), which is not an output texture")
+                }
+                try sources(i.a, count: 4)
+                try source(i.b)
+                try source(i.c)
+                try source(i.d)
             case .textureSize:
                 try unused(b: true, c: true, d: true)
                 guard i.imm < f.textureCount else {

@@ -100,6 +100,8 @@ public enum CompileReport {
         case .stageIn: "stage_in"
         case .vertexID: "vertex_id"
         case .instanceID: "instance_id"
+        case .outputTexture: "output_texture"
+        case .threadPosition: "thread_position"
         }
     }
 }

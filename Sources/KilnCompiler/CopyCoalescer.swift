@@ -45,7 +45,7 @@ enum CopyCoalescer {
                 }
                 let touched = instruction.reads + (instruction.writes.map { [$0] } ?? [])
                 switch instruction.opcode.shape {
-                case .loadRegisterArray, .storeRegisterArray, .texture, .textureSize:
+                case .loadRegisterArray, .storeRegisterArray, .texture, .textureSize, .textureWrite:
                     // These name a whole register group by its first member.
                     if touched.contains(where: { $0 >= 0 && state.registerUnit[$0] == homeUnit }) { clear = false }
                 default:

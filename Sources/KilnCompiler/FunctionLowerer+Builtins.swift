@@ -11,6 +11,10 @@ extension FunctionLowerer {
             try store(try lvalue(arguments[1]), whole)
             return zip(x, whole).map { op(.fsub, $0, $1) }
         }
+        if builtin.isDerivative && entry.kind == .kernel {
+            // A kernel's threads are not pixels in quads: there is no neighbour to difference.
+            throw fail("not supported: derivatives in a kernel function (they need fragments in 2×2 quads)", e.range)
+        }
         let values = try arguments.map { try value($0) }
         let kind = arguments.first?.type.scalarKind ?? .float
         let width = values.map(\.count).max() ?? 1

@@ -56,6 +56,13 @@ extension FunctionLowerer {
         for p in function.parameters { try checkSize(p.type, p.range) }
         try checkSize(function.returnType, function.range)
         var bindings = EntryBindings(kind: kind)
+        if kind == .kernel {
+            // A grid rarely fills whole batches: lanes past its edge must not run side
+            // effects, so a kernel starts under the mask of lanes that are threads.
+            let inGrid = laneInput(LaneSlot.inGridName, LaneSlot.inGridName, .bool, into: &bindings)[0]
+            state.frames[0].entryMask = .lanes(inGrid)
+            state.mask = .lanes(inGrid)
+        }
         for index in function.parameters.indices {
             try bindParameter(index, of: function, kind: kind, into: &bindings)
         }
@@ -94,7 +101,7 @@ extension FunctionLowerer {
     private func bindParameter(_ index: Int, of function: CheckedFunction, kind: FunctionKind,
                                into bindings: inout EntryBindings) throws {
         let p = function.parameters[index]
-        let stitchable = kind != .vertex && kind != .fragment
+        let stitchable = entry.kind.isStitchable
         let annotation = entry.argumentDocs.first { $0.name == p.name }.map {
             ArgumentAnnotation(minimum: $0.minimum.map { Float($0) }, maximum: $0.maximum.map { Float($0) },
                                defaultValue: $0.defaultValue.map { Float($0) }, help: $0.help)
@@ -131,11 +138,18 @@ extension FunctionLowerer {
         case .instanceID:
             storage = .components(laneInput(p.name, "instance_id", p.type, into: &bindings))
             binding = .instanceID
+        case .kernelInput(let input):
+            storage = .components(laneInput(p.name, input.rawValue, p.type, into: &bindings))
+            binding = .threadPosition
         case .texture(let explicit):
             let slot = explicit ?? bindings.nextTexture
             if explicit == nil { bindings.nextTexture += 1 }
             storage = .texture(slot: slot)
-            binding = .texture(slot: slot)
+            if case .texture(_, let access) = p.type, access.canWrite {
+                binding = .outputTexture(slot: slot)
+            } else {
+                binding = .texture(slot: slot)
+            }
             bindings.textureCount = max(bindings.textureCount, Self.slotCount(slot))
             parameterValueType = nil
         case .sampler:
@@ -247,6 +261,7 @@ extension FunctionKind {
         case .shape: self = .shape
         case .vertex: self = .vertex
         case .fragment: self = .fragment
+        case .kernel: self = .kernel
         }
     }
 }

@@ -117,6 +117,17 @@ extension FunctionLowerer {
         case .textureRead(let texture, let coordinate):
             let slot = try textureSlot(texture)
             return sample(.texread, slot: slot, try value(coordinate), mode: SampleMode(rawValue: 0))
+        case .textureWrite(let texture, let value, let coordinate):
+            let slot = try textureSlot(texture)
+            let components = try self.value(value), p = try self.value(coordinate)
+            // The value goes to a group of four consecutive registers, as `texwrite` reads it.
+            let group = newUnit(size: 4, prologue: false)
+            for (member, component) in zip(group, components) {
+                state.isUniform[member] = false
+                emitBody(IRInstruction(opcode: .mov, a: member, b: component))
+            }
+            emitBody(IRInstruction(opcode: .texwrite, a: group[0], b: p[0], c: p[1], d: maskRegister, imm: slot))
+            return []
         case .textureSize(let texture, let dimension):
             let slot = try textureSlot(texture)
             let key = PureKey(opcode: .texsize, b: -1, c: -1, d: -1, imm: slot, mode: 0, literalCount: 0)

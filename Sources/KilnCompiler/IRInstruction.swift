@@ -8,7 +8,7 @@ typealias VirtualRegister = Int
 /// fields name virtual registers, whose jump targets name labels, plus label markers.
 ///
 /// Register fields are used as the opcode's `OperandShape` says; `-1` marks an unused
-/// field. For `ldr`/`str`/`sample`/`texread`/`texsize` the register field that names a
+/// field. For `ldr`/`str`/`sample`/`texread`/`texsize`/`texwrite` the register field that names a
 /// run of registers names the *first member* of a register group (see `RegisterUnit`).
 struct IRInstruction {
     var opcode: Opcode
@@ -35,7 +35,7 @@ struct IRInstruction {
     var isPure: Bool {
         if isLabel { return false }
         switch opcode.shape {
-        case .none, .jump, .conditionalJump, .storeRegisterArray: return false
+        case .none, .jump, .conditionalJump, .storeRegisterArray, .textureWrite: return false
         default: return true
         }
     }
@@ -49,7 +49,7 @@ struct IRInstruction {
         case .unary, .loadBuffer, .loadConstantArray: body(b)
         case .binary, .texture, .loadRegisterArray: body(b); body(c)
         case .ternary: body(b); body(c); body(d)
-        case .storeRegisterArray: body(a); body(b); body(c); body(d)
+        case .storeRegisterArray, .textureWrite: body(a); body(b); body(c); body(d)
         case .conditionalJump: body(a)
         }
     }
@@ -62,7 +62,7 @@ struct IRInstruction {
         case .unary, .loadBuffer, .loadConstantArray: return [b]
         case .binary, .texture, .loadRegisterArray: return [b, c]
         case .ternary: return [b, c, d]
-        case .storeRegisterArray: return [a, b, c, d]
+        case .storeRegisterArray, .textureWrite: return [a, b, c, d]
         case .conditionalJump: return [a]
         }
     }
@@ -71,7 +71,7 @@ struct IRInstruction {
     var writes: VirtualRegister? {
         if isLabel { return nil }
         switch opcode.shape {
-        case .none, .jump, .conditionalJump: return nil
+        case .none, .jump, .conditionalJump, .textureWrite: return nil
         default: return a
         }
     }

@@ -97,7 +97,7 @@ struct LibraryAssembler {
             case .loadRegisterArray, .texture:
                 out.a = physical(instruction.a); out.b = physical(instruction.b); out.c = physical(instruction.c)
                 out.imm = instruction.imm
-            case .storeRegisterArray:
+            case .storeRegisterArray, .textureWrite:
                 out.a = physical(instruction.a); out.b = physical(instruction.b)
                 out.c = physical(instruction.c); out.d = physical(instruction.d); out.imm = instruction.imm
             case .loadConstantArray:

@@ -15,7 +15,7 @@ enum StatementScanner {
              .compoundAssign(_, let a, let b), .index(let a, let b), .layerSample(let a, let b),
              .textureRead(let a, let b), .sequence(let a, let b):
             return [a, b]
-        case .conditional(let a, let b, let c): return [a, b, c]
+        case .conditional(let a, let b, let c), .textureWrite(let a, let b, let c): return [a, b, c]
         case .textureSample(let a, _, let b): return [a, b]
         }
     }

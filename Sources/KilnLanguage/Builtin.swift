@@ -43,4 +43,12 @@ public enum Builtin: String, Hashable, Sendable, CaseIterable {
     case dfdxCoarse = "dfdx_coarse", dfdyCoarse = "dfdy_coarse", fwidthCoarse = "fwidth_coarse"
     case dfdxFine = "dfdx_fine", dfdyFine = "dfdy_fine", fwidthFine = "fwidth_fine"
     /// `discard_fragment()` is a statement; not listed here.
+
+    /// `dfdx`, `dfdy`, `fwidth` in any form: defined only where lanes are pixels in quads.
+    public var isDerivative: Bool {
+        switch self {
+        case .dfdx, .dfdy, .fwidth, .dfdxCoarse, .dfdyCoarse, .fwidthCoarse, .dfdxFine, .dfdyFine, .fwidthFine: true
+        default: false
+        }
+    }
 }

@@ -123,7 +123,10 @@ public struct CheckedFunction: Sendable {
 
 /// Entry-point kinds, classified by signature as SwiftUI and Metal do.
 public enum EntryKind: String, Hashable, Sendable, CaseIterable {
-    case distortion, color, layer, shape, vertex, fragment
+    case distortion, color, layer, shape, vertex, fragment, kernel
+
+    /// A SwiftUI effect (`[[stitchable]]`), whose leading parameters come from the preview.
+    public var isStitchable: Bool { self != .vertex && self != .fragment && self != .kernel }
 }
 
 /// Preview metadata parsed from `/// @arg name min...max = default "help"`.
@@ -293,6 +296,8 @@ public final class TypedExpression: @unchecked Sendable {
         case layerSample(TypedExpression, TypedExpression)
         /// `texture.read(uint2)` → `float4`/`half4`.
         case textureRead(TypedExpression, TypedExpression)
+        /// `texture.write(value, uint2)` → `void` (a kernel's output; writes outside are dropped).
+        case textureWrite(TypedExpression, TypedExpression, TypedExpression)
         /// `texture.get_width()` (`dimension` 0) / `get_height()` (1) → `uint`.
         case textureSize(TypedExpression, dimension: Int)
         /// `a, b`: evaluates both, value of `b`.

@@ -346,6 +346,18 @@ extension Checker {
 
     // MARK: Methods of textures and layers
 
+    /// The `uint2` (or `int2`, `ushort2`) pixel coordinates of `read`/`write`, as `uint2`.
+    private func textureCoordinates(_ expression: Expression, method: String) -> TypedExpression? {
+        guard let coordinates = checkExpression(expression) else { return nil }
+        guard case .vector(let k, 2) = coordinates.type, k.isInteger else {
+            error("no matching member function for call to '\(method)': coordinates must be uint2 (or int2), not '\(spell(coordinates.type))'",
+                  at: coordinates.range,
+                  fixIt: .init(range: coordinates.range, replacement: "uint2(\(text(of: coordinates.range)))"))
+            return nil
+        }
+        return convertElements(coordinates, to: .uint)
+    }
+
     private func methodCall(_ object: TypedExpression, name: String, nameRange: SourceRange, arrow: Bool,
                             _ argumentExpressions: [Expression], range: SourceRange) -> TypedExpression? {
         switch object.type {
@@ -382,6 +394,10 @@ extension Checker {
                       let coordinates = checkConverted(argumentExpressions[1], to: .vector(.float, 2), context: .argument(1, "sample")) else { return nil }
                 return TypedExpression(.textureSample(object, source, coordinates), type: result, range: range)
             case "read":
+                guard access != .write else {
+                    error("a texture with access::write cannot be read; declare it access::read_write", at: nameRange)
+                    return nil
+                }
                 guard argumentExpressions.count == 1 else {
                     if argumentExpressions.count > 1 {
                         unsupported("texture read with a mip level", at: argumentExpressions[1].range)
@@ -390,14 +406,26 @@ extension Checker {
                     }
                     return nil
                 }
-                guard let coordinates = checkExpression(argumentExpressions[0]) else { return nil }
-                guard case .vector(let k, 2) = coordinates.type, k.isInteger else {
-                    error("no matching member function for call to 'read': coordinates must be uint2 (or int2), not '\(spell(coordinates.type))'",
-                          at: coordinates.range,
-                          fixIt: .init(range: coordinates.range, replacement: "uint2(\(text(of: coordinates.range)))"))
+                guard let coordinates = textureCoordinates(argumentExpressions[0], method: "read") else { return nil }
+                return TypedExpression(.textureRead(object, coordinates), type: result, range: range)
+            case "write":
+                guard access.canWrite else {
+                    error("a texture with access::\(access.rawValue) cannot be written; declare it access::write or access::read_write (in a kernel function)",
+                          at: nameRange)
                     return nil
                 }
-                return TypedExpression(.textureRead(object, convertElements(coordinates, to: .uint)), type: result, range: range)
+                guard argumentExpressions.count == 2 else {
+                    if argumentExpressions.count > 2 {
+                        unsupported("texture write with a mip level", at: argumentExpressions[2].range)
+                    } else {
+                        error("no matching member function for call to 'write': texture2d::write takes a \(spell(result)) value and uint2 coordinates",
+                              at: nameRange)
+                    }
+                    return nil
+                }
+                guard let value = checkConverted(argumentExpressions[0], to: result, context: .argument(0, "write")),
+                      let coordinates = textureCoordinates(argumentExpressions[1], method: "write") else { return nil }
+                return TypedExpression(.textureWrite(object, value, coordinates), type: .void, range: range)
             case "get_width", "get_height":
                 if let extra = argumentExpressions.first {
                     guard let lod = checkExpression(extra), let value = constantValue(of: lod)?.integerValue, value == 0 else {
@@ -406,12 +434,12 @@ extension Checker {
                     }
                 }
                 return TypedExpression(.textureSize(object, dimension: name == "get_width" ? 0 : 1), type: .uint, range: range)
-            case "write", "gather", "sample_compare", "get_num_mip_levels", "fence":
+            case "gather", "sample_compare", "get_num_mip_levels", "fence":
                 unsupported("texture2d::\(name)", at: nameRange)
                 return nil
             default:
                 error("no member named '\(name)' in '\(spell(object.type))'", at: nameRange,
-                      notes: [.init(message: "textures offer sample(s, uv), read(uint2), get_width() and get_height()", range: nil)])
+                      notes: [.init(message: "textures offer sample(s, uv), read(uint2), write(value, uint2), get_width() and get_height()", range: nil)])
                 return nil
             }
         case .structure:

@@ -134,11 +134,10 @@ extension Checker {
             switch spelled {
             case "sample": access = .sample
             case "read": access = .read
-            case "write", "read_write":
-                unsupported("writable textures (access::\(spelled))", at: name.range)
-                return nil
+            case "write": access = .write
+            case "read_write": access = .readWrite
             default:
-                error("unknown texture access '\(spelled)'; expected access::sample or access::read", at: name.range)
+                error("unknown texture access '\(spelled)'; expected access::sample, read, write or read_write", at: name.range)
                 return nil
             }
         }
@@ -499,11 +498,6 @@ extension Checker {
     // MARK: Functions
 
     private func declareFunction(_ declaration: FunctionDeclaration) -> PendingDefinition? {
-        if declaration.qualifier == .kernel {
-            unsupported("kernel functions (compute shaders); Kiln runs [[stitchable]], vertex and fragment functions",
-                        at: declaration.nameRange)
-            return nil
-        }
         if TypeResolver.builtinTypes[declaration.name] != nil || typeNames[declaration.name] != nil {
             error("redefinition of '\(declaration.name)' as a function", at: declaration.nameRange)
             return nil

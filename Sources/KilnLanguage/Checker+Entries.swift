@@ -1,10 +1,10 @@
 /// Entry points: `[[stitchable]]` SwiftUI effects classified by signature (language.md §5),
 /// and Metal `vertex` / `fragment` functions with their attributes.
 extension Checker {
-    static let parameterAttributes: Set<String> = [
+    static let parameterAttributes = Set([
         "position", "stage_in", "vertex_id", "instance_id", "buffer", "texture", "sampler", "attribute",
         "flat", "user", "color", "center_perspective", "center_no_perspective", "sample_perspective", "front_facing",
-    ]
+    ]).union(KernelInput.allCases.map(\.rawValue))
 
     func classifyEntry(_ declaration: FunctionDeclaration, function: CheckedFunction, functionID: FunctionID) {
         let isStitchable = declaration.attributes.contains { $0.name == "stitchable" }
@@ -19,7 +19,15 @@ extension Checker {
             kind = declaration.qualifier == .vertex ? .vertex : .fragment
             firstUserArgument = 0
             guard checkStageFunction(declaration, function: function, kind: kind) else { return }
-        case .none, .kernel:
+        case .kernel:
+            if isStitchable {
+                error("[[stitchable]] cannot be combined with 'kernel'", at: declaration.nameRange)
+                return
+            }
+            kind = .kernel
+            firstUserArgument = 0
+            guard checkKernelFunction(declaration, function: function) else { return }
+        case .none:
             guard isStitchable else { return }
             guard let (effect, first) = stitchableKind(declaration, function: function) else { return }
             kind = effect
@@ -144,6 +152,34 @@ extension Checker {
     // MARK: vertex and fragment
 
     private func checkStageFunction(_ declaration: FunctionDeclaration, function: CheckedFunction, kind: EntryKind) -> Bool {
+        var ok = checkMetalParameters(declaration, function: function, kind: kind)
+        let returnType = function.returnType
+        switch (kind, returnType) {
+        case (.fragment, .vector(.float, 4)), (.fragment, .vector(.half, 4)), (.fragment, .void), (.vertex, .vector(.float, 4)):
+            break
+        case (.fragment, .structure(let index)):
+            if !structs[index].fields.contains(where: { $0.attributes.contains { $0.name == "color" } }) {
+                error("a fragment function returning a struct needs a member marked [[color(0)]]", at: declaration.returnType.range)
+                ok = false
+            }
+        case (.vertex, .structure(let index)):
+            if !structs[index].fields.contains(where: { $0.attributes.contains(.position) && $0.type == .vector(.float, 4) }) {
+                error("a vertex function must return a struct with a 'float4' member marked [[position]]", at: declaration.returnType.range)
+                ok = false
+            }
+        default:
+            error("\(kind.rawValue) function '\(declaration.name)' cannot return '\(spell(returnType))'", at: declaration.returnType.range,
+                  notes: [.init(message: kind == .vertex ? "return float4 or a struct with a [[position]] member"
+                                                         : "return float4, half4 or a struct with [[color(0)]]", range: nil)])
+            ok = false
+        }
+        return ok
+    }
+
+    /// The parameters of a `vertex`, `fragment` or `kernel` function: each attribute is
+    /// one this kind of function takes, on a parameter of a type it fits; a parameter
+    /// without one is a resource or a reference (bound to the next buffer slot).
+    private func checkMetalParameters(_ declaration: FunctionDeclaration, function: CheckedFunction, kind: EntryKind) -> Bool {
         var ok = true
         for (parameter, spelled) in zip(function.parameters, declaration.parameters) {
             let names = spelled.attributes.map(\.name)
@@ -155,7 +191,23 @@ extension Checker {
                 error(message, at: parameter.range)
                 ok = false
             }
-            if names.contains("stage_in") {
+            if case .texture(_, let access) = parameter.type, access.canWrite, kind != .kernel {
+                unsupported("writable textures (access::\(access.rawValue)) outside kernel functions", at: parameter.range)
+                ok = false
+                continue
+            }
+            let kernelInput = names.lazy.compactMap(KernelInput.init(rawValue:)).first
+            let stageOnly = ["stage_in", "vertex_id", "instance_id", "position"].first { names.contains($0) }
+            if let input = kernelInput {
+                guard kind == .kernel else { fail("[[\(input.rawValue)]] is only available in kernel functions"); continue }
+                switch parameter.type {
+                case .scalar(.uint), .scalar(.ushort), .vector(.uint, _), .vector(.ushort, _): break
+                default: fail("a [[\(input.rawValue)]] parameter must be uint, uint2, uint3 (or ushort…), not '\(spell(parameter.type))'")
+                }
+                if parameter.isReference { fail("a [[\(input.rawValue)]] parameter is passed by value") }
+            } else if let stageOnly, kind == .kernel {
+                fail("[[\(stageOnly)]] is not available in kernel functions")
+            } else if names.contains("stage_in") {
                 // A fragment function may take its input as one float vector: with a vertex
                 // stage that only outputs a position (a full-screen pass), that is the position.
                 switch parameter.type {
@@ -178,6 +230,8 @@ extension Checker {
                 if parameter.type != .uint && parameter.type != .scalar(.ushort) { fail("a [[vertex_id]] or [[instance_id]] parameter must be 'uint'") }
             } else if names.contains("position") {
                 if kind != .fragment || parameter.type != .vector(.float, 4) { fail("a [[position]] parameter must be a float4 of a fragment function") }
+            } else if kind == .kernel, let other = names.first {
+                fail("[[\(other)]] is not available in kernel functions")
             } else {
                 switch parameter.type {
                 case .texture, .sampler:
@@ -188,28 +242,31 @@ extension Checker {
                     if parameter.isReference || { if case .pointer = parameter.type { return true }; return false }() {
                         break  // bound to the next buffer slot
                     }
-                    fail("parameter '\(parameter.name)' of \(kind.rawValue) function '\(declaration.name)' needs an attribute such as [[stage_in]] or [[buffer(n)]]")
+                    let example = kind == .kernel ? "[[thread_position_in_grid]]" : "[[stage_in]]"
+                    fail("parameter '\(parameter.name)' of \(kind.rawValue) function '\(declaration.name)' needs an attribute such as \(example) or [[buffer(n)]]")
                 }
             }
         }
-        let returnType = function.returnType
-        switch (kind, returnType) {
-        case (.fragment, .vector(.float, 4)), (.fragment, .vector(.half, 4)), (.fragment, .void), (.vertex, .vector(.float, 4)):
-            break
-        case (.fragment, .structure(let index)):
-            if !structs[index].fields.contains(where: { $0.attributes.contains { $0.name == "color" } }) {
-                error("a fragment function returning a struct needs a member marked [[color(0)]]", at: declaration.returnType.range)
-                ok = false
-            }
-        case (.vertex, .structure(let index)):
-            if !structs[index].fields.contains(where: { $0.attributes.contains(.position) && $0.type == .vector(.float, 4) }) {
-                error("a vertex function must return a struct with a 'float4' member marked [[position]]", at: declaration.returnType.range)
-                ok = false
-            }
-        default:
-            error("\(kind.rawValue) function '\(declaration.name)' cannot return '\(spell(returnType))'", at: declaration.returnType.range,
-                  notes: [.init(message: kind == .vertex ? "return float4 or a struct with a [[position]] member"
-                                                         : "return float4, half4 or a struct with [[color(0)]]", range: nil)])
+        return ok
+    }
+
+    // MARK: kernel
+
+    /// A `kernel void` function: its parameters are grid positions (`KernelInput`
+    /// attributes), textures, samplers and buffers; preview runs it over a grid the size
+    /// of the frame and shows its first writable texture (docs/language.md, "Kernel functions").
+    private func checkKernelFunction(_ declaration: FunctionDeclaration, function: CheckedFunction) -> Bool {
+        var ok = true
+        if function.returnType != .void {
+            error("kernel function '\(declaration.name)' must return 'void', not '\(spell(function.returnType))'",
+                  at: declaration.returnType.range)
+            ok = false
+        }
+        if !checkMetalParameters(declaration, function: function, kind: .kernel) { ok = false }
+        if !function.parameters.contains(where: { if case .texture(_, let access) = $0.type { access.canWrite } else { false } }) {
+            error("kernel function '\(declaration.name)' writes no texture, so there is nothing to preview", at: declaration.nameRange,
+                  notes: [.init(message: "Kiln previews a kernel by running it over the frame and showing its first 'texture2d<half, access::write>'",
+                                range: nil)])
             ok = false
         }
         return ok

@@ -125,7 +125,7 @@ extension Checker {
                scope.lookup("discard_fragment") == nil {
                 if !arguments.isEmpty {
                     error("too many arguments to function call, expected 0, have \(arguments.count)", at: arguments[0].range)
-                } else if current.isStitchable || current.qualifier == .vertex {
+                } else if current.isStitchable || current.qualifier == .vertex || current.qualifier == .kernel {
                     error("discard_fragment() is only allowed in fragment functions", at: callee.range,
                           notes: current.isStitchable
                             ? [.init(message: "a SwiftUI effect returns half4(0) for a transparent pixel", range: nil)] : [])

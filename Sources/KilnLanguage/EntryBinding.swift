@@ -12,6 +12,8 @@ public enum EntryBinding: Hashable, Sendable {
     case stageIn
     case vertexID
     case instanceID
+    /// A kernel's thread position (`[[thread_position_in_grid]]`, …): a lane input.
+    case kernelInput(KernelInput)
     /// A texture: the `[[texture(n)]]` slot, or nil for the next slot in order.
     case texture(slot: UInt32?)
     case sampler
@@ -24,7 +26,7 @@ public enum EntryBinding: Hashable, Sendable {
     /// parameters (before `firstUserArgument`) from the preview: position, then the colour
     /// or the layer.
     static func of(_ function: CheckedFunction, kind: EntryKind, firstUserArgument: Int) -> [EntryBinding] {
-        let stitchable = kind != .vertex && kind != .fragment
+        let stitchable = kind.isStitchable
         return function.parameters.enumerated().map { index, parameter in
             if stitchable && index < firstUserArgument {
                 if parameter.type == .layer { return .layer }
@@ -32,6 +34,7 @@ public enum EntryBinding: Hashable, Sendable {
             }
             if parameter.attributes.contains(.stageIn), case .structure = parameter.type { return .stageIn }
             if parameter.attributes.contains(.vertexID) { return .vertexID }
+            if let input = parameter.attributes.lazy.compactMap({ KernelInput(rawValue: $0.name) }).first { return .kernelInput(input) }
             if parameter.attributes.contains(.instanceID) { return .instanceID }
             if parameter.attributes.contains(.position) || parameter.attributes.contains(.stageIn) { return .position }
             switch parameter.type {

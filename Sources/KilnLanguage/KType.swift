@@ -12,7 +12,13 @@ public enum ScalarKind: String, Hashable, Sendable, CaseIterable {
 
 /// `texture2d<T, access::…>` access qualifiers.
 public enum TextureAccess: String, Hashable, Sendable {
-    case sample, read
+    case sample, read, write
+    case readWrite = "read_write"
+
+    /// `read(uint2)` is allowed.
+    public var canRead: Bool { self == .read || self == .readWrite }
+    /// `write(value, uint2)` is allowed (kernel functions only).
+    public var canWrite: Bool { self == .write || self == .readWrite }
 }
 
 /// A resolved type, as semantic analysis assigns it to every expression.

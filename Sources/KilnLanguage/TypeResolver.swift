@@ -74,7 +74,7 @@ enum TypeResolver {
         case .array(let element, let n): return "\(spelling(element, structs: structs))[\(n)]"
         case .structure(let index): return index < structs.count ? structs[index].name : "struct"
         case .texture(let s, let access):
-            return access == .sample ? "texture2d<\(s.rawValue)>" : "texture2d<\(s.rawValue), access::read>"
+            return access == .sample ? "texture2d<\(s.rawValue)>" : "texture2d<\(s.rawValue), access::\(access.rawValue)>"
         case .sampler: return "sampler"
         case .layer: return "SwiftUI::Layer"
         case .pointer(let pointee, let space): return "\(space.rawValue) \(spelling(pointee, structs: structs)) *"

@@ -72,6 +72,8 @@ public enum Renderer {
             return try TriangleDraw(request: request, vertexIndex: index)
         case .distortion, .color, .layer, .shape, .fragment:
             return try EffectDraw(request: request, functionIndex: index)
+        case .kernel:
+            return try KernelDraw(request: request, functionIndex: index)
         }
     }
 

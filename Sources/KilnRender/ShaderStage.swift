@@ -22,14 +22,15 @@ struct ShaderStage {
     private let resources: DrawResources
 
     /// Binds `arguments` (plus `time`, `size`, `bounds` for a `width`×`height` output) and
-    /// the request's content as textures for the function at `functionIndex`.
-    init(request: RenderRequest, functionIndex: Int, arguments: [String: [Float]], width: Int, height: Int) throws(RenderError) {
+    /// `textures` (by default the request's content) for the function at `functionIndex`.
+    init(request: RenderRequest, functionIndex: Int, arguments: [String: [Float]], width: Int, height: Int,
+         textures: [Texture]? = nil) throws(RenderError) {
         library = request.library
         function = library.functions[functionIndex]
         let binder = ArgumentBinder(width: width, height: height, time: request.time, values: arguments)
         let (uniforms, buffers) = try binder.bind(function)
         resources = DrawResources(uniforms: uniforms, buffers: buffers,
-                                  textures: Renderer.textures(for: function, request: request),
+                                  textures: textures ?? Renderer.textures(for: function, request: request),
                                   limits: request.executionLimits)
         prepared = PreparedFunction(library: library, functionIndex: functionIndex)
     }

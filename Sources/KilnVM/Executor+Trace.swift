@@ -53,7 +53,7 @@ extension Executor {
     static func destinations(of i: PreparedInstruction, storeTarget: UInt16?) -> [UInt16] {
         let a = UInt16(truncatingIfNeeded: Int(i.a) / laneCount)
         switch i.opcode.shape {
-        case .none, .jump, .conditionalJump: return []
+        case .none, .jump, .conditionalJump, .textureWrite: return []
         case .storeRegisterArray: return storeTarget.map { [$0] } ?? []
         case .texture: return [a, a + 1, a + 2, a + 3]
         case .textureSize: return [a, a + 1]

@@ -122,6 +122,8 @@ public final class PreparedFunction: @unchecked Sendable {
             used = max(a, b) + 1
         case .texture:
             used = max(a + 4, b + 1, c + 1)
+        case .textureWrite:
+            used = max(a + 4, b + 1, c + 1, d + 1)
         case .jump, .conditionalJump:
             used = a + 1
             let target = Int(instruction.imm)

@@ -18,9 +18,24 @@ public struct Texture: Sendable {
         self.pixels = pixels
         self.storage = TexelStorage(width: self.width, height: self.height, pixels: pixels)
     }
+
+    /// A texture a kernel writes (`Binding.outputTexture`): transparent black until
+    /// `texwrite` stores into it, in place, so every executor bound to it sees the same
+    /// texels. `pixels` stays empty; `withTexels` reads what was written.
+    public static func target(width: Int, height: Int) -> Texture {
+        Texture(width: width, height: height, pixels: [])
+    }
+
+    /// Calls `body` with the current texels (`width × height × 4` floats), including what
+    /// kernels wrote.
+    public func withTexels<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        try withExtendedLifetime(storage) {
+            try body(UnsafeBufferPointer(start: storage.texels, count: storage.count))
+        }
+    }
 }
 
-/// Owned, immutable copy of a texture's texels, followed by one transparent-black texel
+/// Owned copy of a texture's texels (written only by `texwrite`, for kernel targets), followed by one transparent-black texel
 /// that out-of-image taps point at (so edge sampling needs no optional loads).
 final class TexelStorage: @unchecked Sendable {
     let texels: UnsafeMutablePointer<Float>

@@ -57,6 +57,19 @@ struct DisassemblerTests {
         }
     }
 
+    @Test("a kernel: output texture, thread positions and texwrite")
+    func kernelOperands() {
+        let text = Disassembler.disassemble(TestLibraries.stripes)
+        for fragment in [
+            "kernel stripes(texture2d<half, access::write> out [output tex0], uint2 gid [thread position], float level [u0]) -> void",
+            "; input  bool in_grid r1 [[in_grid]]",
+            "; input  uint2 gid r2..r3 [[thread_position_in_grid]]",
+            "texwrite tex0, r2, r3, r4..r7, if r1",
+        ] {
+            #expect(text.contains(fragment), "missing \(fragment)")
+        }
+    }
+
     @Test("floats print like %g, exactly")
     func floatFormatting() {
         #expect(Disassembler.format(Float(4)) == "4")

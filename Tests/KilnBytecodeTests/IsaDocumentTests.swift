@@ -46,6 +46,7 @@ struct IsaDocumentTests {
         case .loadBuffer: return "loadBuffer"
         case .texture: return "texture"
         case .textureSize: return "textureSize"
+        case .textureWrite: return "textureWrite"
         case .jump: return "jump"
         case .conditionalJump: return "conditionalJump"
         }

@@ -125,8 +125,8 @@ struct ReaderTests {
     @Test func unknownKindAndBinding() {
         var surgery = ByteSurgery(TestLibraries.wave)
         let kind = surgery.start(.functions) + 8
-        surgery.bytes[kind] = 6
-        expectRejected(surgery.bytes, "section FUNC: function 'wave': unknown function kind 6", offset: kind)
+        surgery.bytes[kind] = 7
+        expectRejected(surgery.bytes, "section FUNC: function 'wave': unknown function kind 7", offset: kind)
     }
 
     @Test func invertedRange() {

@@ -219,6 +219,34 @@ enum TestLibraries {
         ])
     }
 
+    /// A kernel: thread positions and the in-grid mask as lane inputs, an output texture
+    /// written with `texwrite` under that mask.
+    static func addStripes(_ b: inout LibraryBuilder, file: UInt16) {
+        let one = b.constant(Float(1)), zero = b.constant(Float(0))
+        let function = LibraryBuilder.function(
+            "stripes", kind: .kernel, returnTypeName: "void", registerCount: 8, uniformRegisterCount: 1,
+            uniformWordCount: 1, textureCount: 1,
+            parameters: [
+                Parameter(name: "out", typeName: "texture2d<half, access::write>", valueType: nil, binding: .outputTexture(slot: 0)),
+                Parameter(name: "gid", typeName: "uint2", valueType: ValueType(.uint, rows: 2), binding: .threadPosition),
+                Parameter(name: "level", typeName: "float", valueType: float(), binding: .uniform(word: 0)),
+            ],
+            inputs: [
+                LaneSlot(name: "in_grid", attribute: "in_grid", type: ValueType(.bool), register: 1),
+                LaneSlot(name: "gid", attribute: "thread_position_in_grid", type: ValueType(.uint, rows: 2), register: 2),
+            ],
+            outputs: [],
+            file: file, line: 3, column: 1)
+        b.addFunction(function, prologue: [Instruction(.arg, a: 0, imm: 0), Instruction(.ret)], body: [
+            Instruction(.mov, a: 4, b: 0),
+            Instruction(.const, a: 5, imm: zero),
+            Instruction(.const, a: 6, imm: zero),
+            Instruction(.const, a: 7, imm: one),
+            Instruction(.texwrite, a: 4, b: 2, c: 3, d: 1, imm: 0),
+            Instruction(.ret),
+        ])
+    }
+
     typealias Adder = (inout LibraryBuilder, UInt16) -> Void
 
     static func single(_ name: String, _ add: Adder) -> Library {
@@ -232,6 +260,7 @@ enum TestLibraries {
     static var quad: Library { single("quad.metal", addQuad) }
     static var palette: Library { single("palette.metal", addPalette) }
     static var glow: Library { single("glow.metal", addGlow) }
+    static var stripes: Library { single("stripes.metal", addStripes) }
 
     /// All five functions in one library, one source file each.
     static var combined: Library {
@@ -250,6 +279,6 @@ enum TestLibraries {
     static var combinedTexts: [String] { [waveSource, "", "", paletteSource, ""] }
 
     static var all: [(String, Library)] {
-        [("wave", wave), ("crossfade", crossfade), ("quad", quad), ("palette", palette), ("glow", glow), ("combined", combined)]
+        [("wave", wave), ("crossfade", crossfade), ("quad", quad), ("palette", palette), ("glow", glow), ("stripes", stripes), ("combined", combined)]
     }
 }

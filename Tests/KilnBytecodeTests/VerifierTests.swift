@@ -51,6 +51,19 @@ struct VerifierTests {
         expectRejected(library, "function 'wave': instruction \(at) (jz): register 100 out of range (registerCount 9)")
     }
 
+    @Test func texwriteReadsFourRegistersOfAKernel() {
+        let (wide, at) = patchBody(TestLibraries.stripes, 4) { $0.a = 5 }
+        expectRejected(wide, "function 'stripes': instruction \(at) (texwrite): registers 5..<9 out of range (registerCount 8)")
+        let (slot, _) = patchBody(TestLibraries.stripes, 4) { $0.imm = 1 }
+        expectRejected(slot, "function 'stripes': instruction \(at) (texwrite): texture slot 1 out of range (textureCount 1)")
+        var content = TestLibraries.stripes
+        content.functions[0].parameters[0].binding = .texture(slot: 0)
+        expectRejected(content, "function 'stripes': instruction \(at) (texwrite): texwrite to texture slot 0, which is not an output texture")
+        var notKernel = TestLibraries.stripes
+        notKernel.functions[0].kind = .fragment
+        expectRejected(notKernel, "function 'stripes': instruction \(at) (texwrite): texwrite outside a kernel function")
+    }
+
     @Test func sampleWritesFourRegisters() {
         let (library, at) = patchBody(TestLibraries.crossfade, 0) { $0.a = 25 }
         expectRejected(library, "function 'crossfade': instruction \(at) (sample): registers 25..<29 out of range (registerCount 28)")

@@ -5,7 +5,7 @@ import Testing
 @testable import KilnCLI
 
 /// Shader projects laid out and written as public SwiftUI shader collections are
-/// (`Tests/Projects/`): every `.metal` file compiles unchanged, and every stitchable entry
+/// (`Tests/Projects/`): every `.metal` file compiles unchanged, and every stitchable or kernel entry
 /// renders a non-constant image with nothing but the automatic arguments (clock, size,
 /// rectangle under the names those projects use).
 @Suite struct ProjectFixtureTests {

@@ -61,11 +61,6 @@ import Testing
         #expect(info?.kind == .layer)
     }
 
-    @Test func kernelsAreNotSupported() {
-        let r = H.check(Self.header + "kernel void k(uint id [[thread_position_in_grid]]) {}")
-        #expect(H.errors(r.diagnostics).first?.hasPrefix("not supported: kernel functions") == true)
-    }
-
     @Test func fragmentAndVertexFunctions() throws {
         let r = H.check(Self.header + """
         struct VOut { float4 position [[position]]; float2 uv [[user(uv)]]; float k [[flat]]; };
@@ -154,6 +149,68 @@ import Testing
         let program = try #require(r.program)
         #expect(program.entries.map(\.bindings) == [[.position, .color, .uniform, .buffer(slot: nil), .uniform],
                                                     [.position, .layer, .uniform]])
+    }
+}
+
+/// language.md, "Kernel functions": what a kernel entry may take and what it is told when
+/// it takes something else.
+@Suite struct CheckerKernelTests {
+    typealias H = CheckerHarness
+
+    func check(_ source: String) -> (EntryInfo?, [String]) {
+        let r = H.check(CheckerEntryTests.header + source)
+        return (r.program?.entries.first, H.errors(r.diagnostics))
+    }
+
+    @Test func aKernelIsAnEntryWithThreadPositions() {
+        let (entry, errors) = check("""
+            kernel void k(texture2d<half, access::write> out [[texture(0)]], texture2d<float> input [[texture(1)]],
+                          constant float &time [[buffer(0)]], uint2 gid [[thread_position_in_grid]],
+                          ushort2 local [[thread_position_in_threadgroup]], uint index [[thread_index_in_threadgroup]]) {
+                out.write(half4(input.read(gid)) * half(time), gid);
+            }
+            """)
+        #expect(errors == [])
+        #expect(entry?.kind == .kernel)
+        #expect(entry?.bindings == [.texture(slot: 0), .texture(slot: 1), .uniform,
+                                    .kernelInput(.threadPositionInGrid), .kernelInput(.threadPositionInThreadgroup),
+                                    .kernelInput(.threadIndexInThreadgroup)])
+    }
+
+    @Test func kernelSignatureErrors() {
+        #expect(check("kernel float4 k(texture2d<half, access::write> o [[texture(0)]]) { return 1; }").1.first?
+            .contains("must return 'void'") == true)
+        #expect(check("kernel void k(texture2d<half> o [[texture(0)]], uint2 g [[thread_position_in_grid]]) {}").1.first?
+            .contains("writes no texture, so there is nothing to preview") == true)
+        #expect(check("kernel void k(texture2d<half, access::write> o, float2 g [[thread_position_in_grid]]) {}").1.first?
+            .contains("must be uint, uint2, uint3") == true)
+        #expect(check("kernel void k(texture2d<half, access::write> o, float x) {}").1.first?
+            .contains("needs an attribute such as [[thread_position_in_grid]]") == true)
+        #expect(check("kernel void k(texture2d<half, access::write> o, float4 p [[position]]) {}").1.first?
+            .contains("[[position]] is not available in kernel functions") == true)
+        #expect(check("[[stitchable]] kernel void k(texture2d<half, access::write> o) {}").1.first?
+            .contains("cannot be combined with 'kernel'") == true)
+    }
+
+    @Test func textureAccessDecidesReadAndWrite() {
+        let write = "texture2d<half, access::write> o [[texture(0)]], uint2 g [[thread_position_in_grid]]"
+        #expect(check("kernel void k(\(write)) { half4 c = o.read(g); }").1.first?
+            .contains("access::write cannot be read; declare it access::read_write") == true)
+        #expect(check("kernel void k(\(write), texture2d<half, access::read> i) { i.write(half4(1), g); }").1.first?
+            .contains("access::read cannot be written") == true)
+        #expect(check("kernel void k(\(write)) { o.write(half3(1), g); }").1.first != nil)
+        #expect(check("kernel void k(\(write)) { o.write(half4(1), float2(g)); }").1.first?
+            .contains("coordinates must be uint2") == true)
+        #expect(check("kernel void k(texture2d<half, access::read_write> o, uint2 g [[thread_position_in_grid]]) { o.write(o.read(g).bgra, g); }").1 == [])
+    }
+
+    @Test func kernelOnlyThingsStayInKernels() {
+        #expect(check("fragment half4 f(texture2d<half, access::write> o [[texture(0)]]) { return 1; }").1.first?
+            .contains("not supported: writable textures (access::write) outside kernel functions") == true)
+        #expect(check("fragment half4 f(uint2 g [[thread_position_in_grid]]) { return 1; }").1.first?
+            .contains("[[thread_position_in_grid]] is only available in kernel functions") == true)
+        #expect(check("kernel void k(texture2d<half, access::write> o) { discard_fragment(); }").1.first?
+            .contains("only allowed in fragment functions") == true)
     }
 }
 

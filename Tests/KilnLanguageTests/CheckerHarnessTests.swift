@@ -130,6 +130,7 @@ enum CheckerHarness {
             return "sample<\(type)>(\(d(t)), \(source), \(d(uv)))"
         case .layerSample(let l, let p): return "layerSample(\(d(l)), \(d(p)))"
         case .textureRead(let t, let c): return "read<\(type)>(\(d(t)), \(d(c)))"
+        case .textureWrite(let t, let v, let c): return "write(\(d(t)), \(d(v)), \(d(c)))"
         case .textureSize(let t, let dimension): return "size\(dimension)(\(d(t)))"
         case .sequence(let a, let b): return "seq(\(d(a)), \(d(b)))"
         }

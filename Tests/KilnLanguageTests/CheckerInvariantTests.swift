@@ -116,6 +116,11 @@ import Testing
             case .textureRead(let t, let c):
                 visit(t, function); visit(c, function)
                 expect(c.type == .vector(.uint, 2), "read coordinates are uint2", e)
+            case .textureWrite(let t, let v, let c):
+                visit(t, function); visit(v, function); visit(c, function)
+                expect(c.type == .vector(.uint, 2), "write coordinates are uint2", e)
+                if case .texture(let k, _) = t.type { expect(v.type == .vector(k, 4), "written value is the texel type", e) }
+                expect(e.type == .void, "write is void", e)
             case .textureSize(let t, _):
                 visit(t, function)
                 expect(e.type == .uint, "size is uint", e)

@@ -101,6 +101,7 @@ extension Execution {
         case .sample: sample(m, i)
         case .texread: texread(m, i)
         case .texsize: texsize(m, i)
+        case .texwrite: texwrite(m, i)
         case .jmp: return .jump(Int(i.imm))
         case .jz: if m[i.a][0] == 0 { return .jump(Int(i.imm)) }
         case .jnz: if m[i.a][0] != 0 { return .jump(Int(i.imm)) }

@@ -34,6 +34,24 @@ extension Execution {
         }
     }
 
+    /// Stores each masked-in lane's texel. Threads write their own memory of the texture
+    /// in place (`Texture.target`); two threads writing one texel race, as on a GPU.
+    @inline(__always) static func texwrite(_ m: Machine, _ i: PreparedInstruction) {
+        let slot = Int(i.imm)
+        guard slot < m.textureCount else { return }
+        let texture = m.textures[slot]
+        let texels = UnsafeMutablePointer(mutating: texture.texels)
+        let r = m[i.a], g = r + laneCount, b = g + laneCount, alpha = b + laneCount
+        let x = m[i.b], y = m[i.c], mask = m[i.d]
+        for l in 0..<laneCount where mask[l] != 0 && Int(x[l]) < texture.width && Int(y[l]) < texture.height {
+            let p = texels + (Int(y[l]) &* texture.width &+ Int(x[l])) &* 4
+            p[0] = Float(bitPattern: r[l])
+            p[1] = Float(bitPattern: g[l])
+            p[2] = Float(bitPattern: b[l])
+            p[3] = Float(bitPattern: alpha[l])
+        }
+    }
+
     @inline(__always) static func texsize(_ m: Machine, _ i: PreparedInstruction) {
         let width = m[i.a], height = width + laneCount
         let slot = Int(i.imm)

@@ -351,7 +351,7 @@ final class ReferenceEvaluator {
             for a in arguments { values.append(try rvalue(a)) }
             return try ReferenceBuiltins.evaluate(builtin, values, argumentTypes: arguments.map(\.type),
                                                   resultType: e.type, structs: program.structs)
-        case .textureSample, .layerSample, .textureRead, .textureSize:
+        case .textureSample, .layerSample, .textureRead, .textureSize, .textureWrite:
             throw ReferenceError(message: "the reference evaluator does not sample textures")
         case .sequence(let first, let second):
             _ = try rvalue(first)
