@@ -17,6 +17,10 @@ extension FunctionLowerer {
             return root.path.map { $0.map { registers[$0] } } ?? registers
         case .global(let g):
             return try globalValue(g)
+        case .dereference:
+            return try load(try lvalue(e))
+        case .addressOf:
+            throw fail("not supported: a pointer to thread memory other than as a 'thread T *' argument", e.range)
         case .construct(let arguments):
             return try construct(e.type, arguments)
         case .convert(let inner):
@@ -345,7 +349,8 @@ extension FunctionLowerer {
     // MARK: - Indexing
 
     func indexValue(_ base: TypedExpression, _ index: TypedExpression, _ e: TypedExpression) throws -> [VirtualRegister] {
-        if case .pointer = base.type {
+        if case .pointer(_, let space) = base.type {
+            if space == .thread { return try load(try lvalue(e)) }
             return try loadBuffer(base, index: try value(index)[0])
         }
         guard let shape = elementShape(base.type) else { throw fail("not supported: indexing this value", e.range) }
@@ -394,9 +399,9 @@ extension FunctionLowerer {
             case .components, .reference: return id
             default: return nil
             }
-        case .swizzle(let a, _), .member(let a, _): return lvalueRoot(a)
+        case .swizzle(let a, _), .member(let a, _), .dereference(let a): return lvalueRoot(a)
         case .index(let a, _):
-            if case .pointer = a.type { return nil }
+            if case .pointer(_, let space) = a.type, space != .thread { return nil }
             return lvalueRoot(a)
         default: return nil
         }
@@ -422,9 +427,21 @@ extension FunctionLowerer {
             if place.dynamic != nil { place.within = Array(place.within[offset..<offset + size]) }
             else { place.components = Array(place.components[offset..<offset + size]) }
             return place
+        case .addressOf(let target):
+            return try lvalue(target)       // as the operand of `*`: `*&x` is `x`
+        case .dereference(let pointer):
+            // The first element of what the pointer points at.
+            var place = try lvalue(pointer)
+            place.components = Array(place.components.prefix(count(e.type)))
+            return place
         case .index(let base, let index):
             var place = try lvalue(base)
-            guard let shape = elementShape(base.type) else { throw fail("not supported: indexing this value", e.range) }
+            // A `thread T *` may point at several elements (an array it was given).
+            var shape = elementShape(base.type)
+            if case .pointer(let element, .thread) = base.type {
+                shape = (count: place.components.count / max(1, count(element)), size: count(element), element: element)
+            }
+            guard let shape else { throw fail("not supported: indexing this value", e.range) }
             let i = try value(index)[0]
             if place.dynamic != nil {
                 throw fail("not supported: nested dynamic indexing", e.range)

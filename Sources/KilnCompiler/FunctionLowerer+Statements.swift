@@ -410,7 +410,16 @@ extension FunctionLowerer {
         }
         let callee = program.functions[function]
         var bindings: [(VariableID, VariableStorage)] = []
+        // References to an element chosen at run time (`f(a[i])`, `f(&a[i])`) are copied in
+        // and, when the call returns, out again: an alias cannot name a dynamic element.
+        var copiedBack: [(parameter: VariableID, place: LValue)] = []
         for (parameter, argument) in zip(callee.parameters, arguments) {
+            if parameter.type.isThreadPointer {
+                let (storage, dynamic) = try pointee(of: argument)
+                bindings.append((parameter.variable, storage))
+                if let dynamic { copiedBack.append((parameter.variable, dynamic)) }
+                continue
+            }
             switch parameter.type {
             case .texture, .layer, .sampler, .pointer:
                 bindings.append((parameter.variable, try resource(argument)))
@@ -424,6 +433,7 @@ extension FunctionLowerer {
                     bindings.append((parameter.variable, .reference(frame: place.frame, variable: place.variable, path: place.components)))
                     continue
                 }
+                if let place, !callee.variables[parameter.variable].isConst { copiedBack.append((parameter.variable, place)) }
             }
             bindings.append((parameter.variable, .components(stable(try value(argument)))))
         }
@@ -454,6 +464,7 @@ extension FunctionLowerer {
             try emitInto(returned, .or, returned, maskRegister)
         }
         placeLabel(state.frames[frameIndex].endLabel)
+        let copiedOut = copiedBack.map { (place: $0.place, values: rootComponents(frameIndex, $0.parameter)) }
         let finished = state.frames.removeLast()
         for home in finished.returnHome { state.isHome[home] = false }
         if finished.didMaskRetire, let returned = finished.returnedLanes {
@@ -461,7 +472,31 @@ extension FunctionLowerer {
         } else {
             state.mask = finished.entryMask
         }
+        for (place, values) in copiedOut { try store(place, values) }
         return finished.directResult ?? finished.returnHome
+    }
+
+    /// What a `thread T *` argument points at, as an alias of the caller's components:
+    /// `&x` the components of `x`; an array (or `&a[k]`, k constant) the elements from k on,
+    /// so the callee may index it; another such parameter, what that one points at.
+    /// A pointer to an element chosen at run time points at a copy of it, which goes back
+    /// to that place (returned as the second value) when the call returns.
+    func pointee(of argument: TypedExpression) throws -> (VariableStorage, copyBack: LValue?) {
+        var target = argument
+        var first = 0
+        if case .addressOf(let inner) = argument.kind {
+            target = inner
+            if case .index(let array, let index) = inner.kind, case .array(let element, let length) = array.type,
+               let k = state.knownConstant[try value(index)[0]], Int(Int32(bitPattern: k)) >= 0, Int(k) < length {
+                target = array
+                first = Int(k) * count(element)
+            }
+        }
+        let place = try lvalue(target)
+        if place.dynamic != nil {
+            return (.components(stable(try load(place))), place)
+        }
+        return (.reference(frame: place.frame, variable: place.variable, path: Array(place.components.dropFirst(first))), nil)
     }
 
     /// The resource (texture, sampler, buffer) an argument expression names.

@@ -9,7 +9,8 @@ enum StatementScanner {
         switch expression.kind {
         case .constant, .variable, .global: return []
         case .construct(let items), .call(_, let items), .builtin(_, let items): return items
-        case .convert(let a), .unary(_, let a), .swizzle(let a, _), .member(let a, _): return [a]
+        case .convert(let a), .unary(_, let a), .swizzle(let a, _), .member(let a, _), .addressOf(let a), .dereference(let a):
+            return [a]
         case .increment(let a, _, _), .textureSize(let a, _): return [a]
         case .binary(_, let a, let b), .matrixMultiply(let a, let b), .assign(let a, let b),
              .compoundAssign(_, let a, let b), .index(let a, let b), .layerSample(let a, let b),
@@ -60,13 +61,13 @@ enum StatementScanner {
     static func root(_ expression: TypedExpression) -> VariableID? {
         switch expression.kind {
         case .variable(let id): return id
-        case .swizzle(let a, _), .member(let a, _), .index(let a, _): return root(a)
+        case .swizzle(let a, _), .member(let a, _), .index(let a, _), .addressOf(let a), .dereference(let a): return root(a)
         default: return nil
         }
     }
 
     /// Variables of the current function that `statements` (or `extra` expressions) may write,
-    /// including through `thread T &` arguments of calls.
+    /// including through `thread T &` and `thread T *` arguments of calls.
     static func assignedVariables(_ statements: [TypedStatement], extra: [TypedExpression] = [],
                                   program: CheckedProgram) -> Set<VariableID> {
         var result = Set<VariableID>()
@@ -77,7 +78,7 @@ enum StatementScanner {
             case .call(let function, let arguments):
                 let parameters = program.functions[function].parameters
                 for (index, argument) in arguments.enumerated()
-                where index < parameters.count && parameters[index].isReference {
+                where index < parameters.count && (parameters[index].isReference || parameters[index].type.isThreadPointer) {
                     if let id = root(argument) { result.insert(id) }
                 }
             case .builtin(.modf, let arguments) where arguments.count == 2:

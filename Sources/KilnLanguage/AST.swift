@@ -314,6 +314,8 @@ public indirect enum Statement: Sendable {
 public enum UnaryOperator: String, Sendable {
     case plus = "+", minus = "-", logicalNot = "!", bitwiseNot = "~"
     case preIncrement = "++", preDecrement = "--"
+    /// `&x` and `*p`: pointers to thread memory, as `thread T *` arguments (language.md §4).
+    case addressOf = "&", dereference = "*"
 }
 
 public enum PostfixOperator: String, Sendable {

@@ -296,6 +296,11 @@ public final class TypedExpression: @unchecked Sendable {
         case layerSample(TypedExpression, TypedExpression)
         /// `texture.read(uint2)` → `float4`/`half4`.
         case textureRead(TypedExpression, TypedExpression)
+        /// `&x` of a local (or a part of one) → `thread T *`; an array passed to a `thread T *`
+        /// parameter is `&array` too (it points at element 0). Only a call argument.
+        case addressOf(TypedExpression)
+        /// `*p`, and `p->field` as `(*p).field`, of a `thread T *` parameter: an lvalue.
+        case dereference(TypedExpression)
         /// `texture.write(value, uint2)` → `void` (a kernel's output; writes outside are dropped).
         case textureWrite(TypedExpression, TypedExpression, TypedExpression)
         /// `texture.get_width()` (`dimension` 0) / `get_height()` (1) → `uint`.

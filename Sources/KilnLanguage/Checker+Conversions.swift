@@ -38,6 +38,7 @@ extension Checker {
         switch (source, target) {
         case (.scalar(let a), .scalar(let b)): return scalarCost(from: a, to: b)
         case (.scalar(let a), .vector(let b, _)): return scalarCost(from: a, to: b) + 4
+        case (.array(let element, _), .pointer(let pointee, .thread)) where element == pointee: return 1
         default: return nil
         }
     }
@@ -82,6 +83,9 @@ extension Checker {
             return convertElements(expression, to: kind)
         case (.scalar, .vector):
             return splat(expression, to: target)
+        case (.array(let element, _), .pointer(let pointee, .thread)) where element == pointee:
+            // An array argument decays to a pointer to its first element.
+            return TypedExpression(.addressOf(expression), type: target, range: expression.range)
         default:
             break
         }

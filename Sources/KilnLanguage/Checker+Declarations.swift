@@ -617,7 +617,9 @@ extension Checker {
             }
         case .pointer:
             type = .pointer(type, spelled.addressSpace ?? .thread)
-            isConst = true
+            // A `thread T *` points into the caller's locals: `isConst` says whether what it
+            // points at is (`thread const T *`). Device and constant pointers are read-only.
+            isConst = spelled.addressSpace == .thread || spelled.addressSpace == nil ? spelled.isConst : true
         case .reference:
             isReference = true
             if spelled.addressSpace == .constant { isConst = true }

@@ -256,6 +256,16 @@ extension Checker {
             return TypedExpression(.unary(.bitwiseNot, promoted), type: promoted.type, range: range)
         case .preIncrement, .preDecrement:
             return increment(value, delta: op == .preIncrement ? 1 : -1, isPrefix: true, spelling: op.rawValue, range: range)
+        case .addressOf:
+            return addressOf(value, range: range)
+        case .dereference:
+            guard case .pointer(let pointee, let space) = type else {
+                error("indirection requires pointer operand ('\(spell(type))' invalid)", at: range)
+                return nil
+            }
+            if space == .thread { return TypedExpression(.dereference(value), type: pointee, range: range) }
+            // `*buffer` is `buffer[0]`.
+            return TypedExpression(.index(value, constant(.int(0), .int, range)), type: pointee, range: range)
         }
     }
 
@@ -435,6 +445,52 @@ extension Checker {
     // MARK: Assignment
 
     /// Why `value` cannot be assigned to, or `nil` if it can.
+    /// Why the memory a `thread T *` points at cannot be assigned (`thread const T *`), if it cannot.
+    private func pointeeProblem(_ pointer: TypedExpression) -> String? {
+        if case .variable(let id) = pointer.kind, current.isFunction, current.variables[id].isConst {
+            let spelling = id < current.parameterSpellings.count ? current.parameterSpellings[id] : spell(pointer.type)
+            return "cannot assign through '\(current.variables[id].name)': it points to const ('\(spelling)')"
+        }
+        return nil
+    }
+
+    /// `&x`: a `thread T *` to a local, a parameter, or a part of one — memory that lives in
+    /// the function, which is all a `thread` pointer can point at.
+    private func addressOf(_ value: TypedExpression, range: SourceRange) -> TypedExpression? {
+        var root = value
+        while true {
+            switch root.kind {
+            case .swizzle(let a, _), .member(let a, _), .index(let a, _), .dereference(let a): root = a; continue
+            default: break
+            }
+            break
+        }
+        switch (root.kind, root.type) {
+        case (.variable, .pointer(_, .thread)): break
+        case (.variable, .pointer), (.variable, .texture), (.variable, .sampler), (.variable, .layer):
+            unsupported("taking the address of '\(spell(root.type))' data", at: range)
+            return nil
+        case (.variable, _): break
+        case (.global, _):
+            unsupported("pointers to program-scope constant data", at: range)
+            return nil
+        default:
+            error("cannot take the address of an rvalue of type '\(spell(value.type))'", at: range)
+            return nil
+        }
+        var vectorElement = false
+        switch value.kind {
+        case .swizzle: vectorElement = true
+        case .index(let base, _): vectorElement = base.type.isVector
+        default: break
+        }
+        if vectorElement {
+            error("address of vector element requested", at: range)
+            return nil
+        }
+        return TypedExpression(.addressOf(value), type: .pointer(value.type, .thread), range: range)
+    }
+
     func assignabilityProblem(_ value: TypedExpression) -> String? {
         switch value.kind {
         case .variable(let id):
@@ -458,9 +514,12 @@ extension Checker {
             return assignabilityProblem(base)
         case .index(let base, _), .member(let base, _):
             if case .pointer(let pointee, let space) = base.type {
+                if space == .thread { return pointeeProblem(base) }
                 return "cannot assign through a read-only pointer '\(space.rawValue) const \(spell(pointee)) *'"
             }
             return assignabilityProblem(base)
+        case .dereference(let pointer):
+            return pointeeProblem(pointer)
         default:
             return "expression is not assignable"
         }
@@ -613,6 +672,10 @@ extension Checker {
                 return nil
             }
             return field(of: object, structIndex: index, name: name, nameRange: nameRange, range: range)
+        case .pointer(let pointee, .thread) where arrow:
+            // `p->f` of thread memory is `(*p).f`, an lvalue like any local's field or component.
+            return member(TypedExpression(.dereference(object), type: pointee, range: object.range),
+                          name: name, nameRange: nameRange, arrow: false, range: range)
         case .pointer(.structure(let index), _):
             if !arrow {
                 error("member reference type '\(spell(object.type))' is a pointer; did you mean to use '->'?", at: nameRange)

@@ -41,6 +41,12 @@ public enum KType: Hashable, Sendable {
     /// A pointer parameter (`device const float *`, `constant Vertex *`): indexable, read-only.
     indirect case pointer(KType, AddressSpace)
 
+    /// A `thread T *`: points at the caller's locals (an argument `&x`, or an array).
+    public var isThreadPointer: Bool {
+        if case .pointer(_, .thread) = self { return true }
+        return false
+    }
+
     public static let float = KType.scalar(.float)
     public static let half = KType.scalar(.half)
     public static let int = KType.scalar(.int)

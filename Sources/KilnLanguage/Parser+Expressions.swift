@@ -113,9 +113,6 @@ extension Parser {
                tokens[end].isPunctuator(")") {
                 return try parseCast()
             }
-            if tokens[position].text == "&" || tokens[position].text == "*" {
-                throw fail("not supported: address-of and dereference operators", at: current)
-            }
         }
         return try parsePostfix()
     }
@@ -128,6 +125,8 @@ extension Parser {
         case "~": return .bitwiseNot
         case "++": return .preIncrement
         case "--": return .preDecrement
+        case "&": return .addressOf
+        case "*": return .dereference
         default: return nil
         }
     }

@@ -273,6 +273,26 @@ import KilnLanguage
             float r = arr[i] + arr[3 - i] * 100.0;
             return half4(r, arr[0], arr[3], float(i));
             """),
+        Case(name: "thread pointers to locals, vectors and arrays, passed on and under divergence", body: """
+            float v = position.x;
+            twice(&v);
+            if (position.y > 2.0) relay(&v);
+            float2 q = position;
+            push(&q, a);
+            float arr[3] = { position.y, 1.5, position.x * 0.25 };
+            sortThree(arr);
+            float tail = total(&arr[1], 2);
+            float w = *(&v) + 1.0;
+            return half4(v + w, q.x + q.y * 100.0, total(arr, 3), tail);
+            """),
+        Case(name: "references and pointers to an element chosen at run time", body: """
+            float arr[4] = {1.0, 2.0, 3.0, 4.0};
+            int i = int(position.x) % 4;        // negative for some lanes: out of range
+            incRef(arr[i]);
+            twice(&arr[(i + 1) % 4]);
+            if (position.y > 3.0) incRef(arr[(i + 2) % 4]);
+            return half4(arr[0] + arr[1] * 10.0, arr[2], arr[3], float(i));
+            """),
     ]
 
     static let helper = """
@@ -283,6 +303,25 @@ import KilnLanguage
             count += 1;
             if (x > 5.0) return x * 0.5;
             return x + 1.0;
+        }
+
+        static void twice(thread float *v) { *v = *v * 2.0; }
+        static void relay(thread float *v) { twice(v); }
+        static void incRef(thread float &x) { x += 0.5; }
+        static void push(thread float2 *p, float d) {
+            p->x += d;
+            if (p->y > 3.0) { p->y = -p->y; return; }
+            p->y += 1.0;
+        }
+        static float total(thread const float *values, int n) {
+            float s = 0;
+            for (int i = 0; i < n; i++) s += values[i];
+            return s;
+        }
+        static void sortThree(thread float *a) {
+            for (int i = 0; i < 2; i++)
+                for (int j = 0; j < 2 - i; j++)
+                    if (a[j] > a[j + 1]) { float t = a[j]; a[j] = a[j + 1]; a[j + 1] = t; }
         }
 
         """

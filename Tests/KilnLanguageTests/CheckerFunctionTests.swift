@@ -83,6 +83,36 @@ import Testing
         #expect(temporary.diagnostics.first?.notes.first?.message.contains("assignable") == true)
     }
 
+    /// `thread T *` parameters: `&x` of locals (or parts of them), arrays decaying to a
+    /// pointer to their first element, `*p`, `p->f`, `p[i]`; const pointees stay read-only.
+    @Test func threadPointersPointAtLocals() {
+        let r = H.check("""
+        struct Ray { float3 o; float3 d; };
+        void bump(thread float *v) { *v += 1; }
+        void march(thread Ray *r, float t) { r->o += r->d * t; (*r).d.x = 0; }
+        float total(thread const float *a, int n) { float s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }
+        float f(float x) {
+            float y = x; bump(&y);
+            Ray ray = { float3(0), float3(1) }; march(&ray, 2);
+            float arr[3] = { 1, 2, 3 }; bump(&arr[1]);
+            return y + ray.o.x + total(arr, 3) + total(&arr[1], 2);
+        }
+        """)
+        #expect(H.errors(r.diagnostics).isEmpty, "\(r.diagnostics)")
+        func error(_ body: String, helpers: String = "void bump(thread float *v) { *v += 1; }") -> String? {
+            H.errors(H.check(helpers + "\nconstant float k = 1;\nfloat f(float x) { float v = x; float3 w = 0; \(body) return v; }").diagnostics).first
+        }
+        #expect(error("", helpers: "void bump(thread const float *v) { *v = 1; }")
+                == "cannot assign through 'v': it points to const ('thread const float *')")
+        #expect(error("bump(&w.y);") == "address of vector element requested")
+        #expect(error("bump(&k);") == "not supported: pointers to program-scope constant data")
+        #expect(error("bump(&(v + 1));") == "cannot take the address of an rvalue of type 'float'")
+        #expect(error("bump(&v + 1);")?.hasPrefix("invalid operands to binary expression ('thread float *'") == true)
+        #expect(error("thread float *p = &v;") == "not supported: local pointers and references")
+        #expect(error("v = *v;") == "indirection requires pointer operand ('float' invalid)")
+        #expect(error("bump(v);")?.hasPrefix("no matching function for call to 'bump'") == true)
+    }
+
     @Test func directAndMutualRecursionAreErrorsAtTheClosingCall() {
         let direct = H.check("float fib(int n) {\n return n < 2 ? 1 : fib(n - 1) + fib(n - 2);\n}")
         let errors = direct.diagnostics.filter { $0.severity == .error }

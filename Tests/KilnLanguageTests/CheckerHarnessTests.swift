@@ -131,6 +131,8 @@ enum CheckerHarness {
         case .layerSample(let l, let p): return "layerSample(\(d(l)), \(d(p)))"
         case .textureRead(let t, let c): return "read<\(type)>(\(d(t)), \(d(c)))"
         case .textureWrite(let t, let v, let c): return "write(\(d(t)), \(d(v)), \(d(c)))"
+        case .addressOf(let x): return "&<\(type)>(\(d(x)))"
+        case .dereference(let p): return "*<\(type)>(\(d(p)))"
         case .textureSize(let t, let dimension): return "size\(dimension)(\(d(t)))"
         case .sequence(let a, let b): return "seq(\(d(a)), \(d(b)))"
         }

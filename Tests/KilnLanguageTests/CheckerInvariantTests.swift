@@ -116,6 +116,13 @@ import Testing
             case .textureRead(let t, let c):
                 visit(t, function); visit(c, function)
                 expect(c.type == .vector(.uint, 2), "read coordinates are uint2", e)
+            case .addressOf(let x):
+                visit(x, function)
+                expect(e.type == .pointer(x.type, .thread) || { if case .array(let el, _) = x.type { e.type == .pointer(el, .thread) } else { false } }(),
+                       "&x points at x's type (or an array's element)", e)
+            case .dereference(let p):
+                visit(p, function)
+                expect(p.type == .pointer(e.type, .thread), "*p has the pointee type", e)
             case .textureWrite(let t, let v, let c):
                 visit(t, function); visit(v, function); visit(c, function)
                 expect(c.type == .vector(.uint, 2), "write coordinates are uint2", e)

@@ -179,11 +179,31 @@ final class ReferenceEvaluator {
             var p = try place(base)
             p.components = p.components.map { c in indexes.map { c[$0] } }
             return p
+        case .addressOf(let target):
+            // A pointer is the place it points at: `&a[k]` of an array is the rest of it.
+            if case .index(let array, let k) = target.kind, case .array = array.type {
+                var p = try place(array)
+                let index = try scalar(k).indexValue
+                let width = count(target.type)
+                if let components = p.components, index >= 0, index < Int64(elementCount(array.type)) {
+                    p.components = Array(components.dropFirst(Int(index) * width))
+                } else {
+                    p.components = nil
+                }
+                return p
+            }
+            return try place(target)
+        case .dereference(let pointer):
+            var p = try place(pointer)
+            p.components = p.components.map { Array($0.prefix(count(e.type))) }
+            return p
         case .index(let base, let indexExpression):
             var p = try place(base)
             let index = try scalar(indexExpression).indexValue
             let width = count(e.type)
-            if let components = p.components, index >= 0, index < Int64(elementCount(base.type)) {
+            var elements = elementCount(base.type)
+            if case .pointer(_, .thread) = base.type { elements = (p.components?.count ?? 0) / max(1, width) }
+            if let components = p.components, index >= 0, index < Int64(elements) {
                 let start = Int(index) * width
                 p.components = Array(components[start..<(start + width)])
             } else {
@@ -205,8 +225,10 @@ final class ReferenceEvaluator {
 
     private func isPlace(_ e: TypedExpression) -> Bool {
         switch e.kind {
-        case .variable: return true
-        case .swizzle(let b, _), .index(let b, _), .member(let b, _): return isPlace(b) && !isPointer(b.type)
+        case .variable, .addressOf, .dereference: return true
+        case .swizzle(let b, _), .index(let b, _), .member(let b, _):
+            if case .pointer(_, .thread) = b.type { return isPlace(b) }
+            return isPlace(b) && !isPointer(b.type)
         default: return false
         }
     }
@@ -246,6 +268,10 @@ final class ReferenceEvaluator {
             return frames[top].storage[variable]
         case .global(let id):
             return try global(id)
+        case .dereference:
+            return read(try place(e), e.type)
+        case .addressOf:
+            throw ReferenceError(message: "a pointer is only a call argument")
         case .construct(let arguments):
             var values: [ReferenceScalar] = []
             for a in arguments { values += try rvalue(a) }
@@ -322,7 +348,7 @@ final class ReferenceEvaluator {
             let value = try rvalue(base)
             return indexes.map { $0 < value.count ? value[$0] : .int(0) }
         case .index(let base, let indexExpression):
-            if case .pointer(let element, _) = base.type {
+            if case .pointer(let element, let space) = base.type, space != .thread {
                 return try readBuffer(base, element: element, index: try scalar(indexExpression).indexValue)
             }
             if isPlace(e) { return read(try place(e), e.type) }
@@ -363,7 +389,7 @@ final class ReferenceEvaluator {
         let function = program.functions[id]
         var frame = makeFrame(function)
         for (parameter, argument) in zip(function.parameters, arguments) {
-            if parameter.isReference, isPlace(argument) {
+            if parameter.isReference || parameter.type.isThreadPointer, isPlace(argument) {
                 frame.aliases[parameter.variable] = try place(argument)
             } else if case .pointer = parameter.type, case .variable(let v) = argument.kind {
                 frame.buffers[parameter.variable] = frames[frames.count - 1].buffers[v]

@@ -5,7 +5,7 @@ using namespace metal;
 
 [[ stitchable ]] half4 frost(float2 position, SwiftUI::Layer layer, float secs, float4 boundingRect) {
     float2 uv = (position - boundingRect.xy) / boundingRect.zw;
-    float n = valueNoise(uv * 24.0 + secs);
+    float n = fbm(uv * 12.0 + secs);
     half4 base = layer.sample(position + (n - 0.5) * 6.0);
     half3 tint = half3(base);                      // first three components, as Apple's compiler allows
     BlendMode mode = BlendModeScreen;
