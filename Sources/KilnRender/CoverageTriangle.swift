@@ -57,6 +57,44 @@ struct CoverageTriangle {
         return dy < 0 || (dy == 0 && b.x > a.x)
     }
 
+    /// The edge values of one pixel centre and whether the triangle covers it.
+    struct Sample {
+        var w0: Int64
+        var w1: Int64
+        var w2: Int64
+        var covered: Bool
+    }
+
+    /// Calls `body(x0, y0, samples)` for every 2×2 quad at even (`x0`, `y0`) with at least
+    /// one covered pixel, samples in lane order (top-left, top-right, bottom-left,
+    /// bottom-right), as a GPU shades fragments: the quad's uncovered pixels — also those
+    /// past the frame's right or bottom edge — run as helper lanes, so derivatives are
+    /// differences of real values. Same coverage rule as `forEachCoveredPixel`.
+    func forEachCoveredQuad<Failure: Error>(width: Int, height: Int,
+                                            _ body: (_ x0: Int, _ y0: Int, _ samples: [Sample]) throws(Failure) -> Void) throws(Failure) {
+        let unit = Self.subpixel
+        let minX = max(0, Int(min(a.x, b.x, c.x) / unit) - 1) & ~1, maxX = min(width - 1, Int(max(a.x, b.x, c.x) / unit) + 1)
+        let minY = max(0, Int(min(a.y, b.y, c.y) / unit) - 1) & ~1, maxY = min(height - 1, Int(max(a.y, b.y, c.y) / unit) + 1)
+        guard minX <= maxX, minY <= maxY else { return }
+        let ownsBC = Self.ownsEdge(b, c), ownsCA = Self.ownsEdge(c, a), ownsAB = Self.ownsEdge(a, b)
+        var samples = [Sample](repeating: Sample(w0: 0, w1: 0, w2: 0, covered: false), count: 4)
+        for y0 in stride(from: minY, through: maxY, by: 2) {
+            for x0 in stride(from: minX, through: maxX, by: 2) {
+                var any = false
+                for lane in 0..<4 {
+                    let x = x0 + (lane & 1), y = y0 + (lane >> 1)
+                    let px = Int64(x) * unit + unit / 2, py = Int64(y) * unit + unit / 2
+                    let w0 = Self.edge(b, c, px, py), w1 = Self.edge(c, a, px, py), w2 = Self.edge(a, b, px, py)
+                    let inside = (w0 > 0 || (w0 == 0 && ownsBC)) && (w1 > 0 || (w1 == 0 && ownsCA)) && (w2 > 0 || (w2 == 0 && ownsAB))
+                    let covered = inside && x < width && y < height
+                    samples[lane] = Sample(w0: w0, w1: w1, w2: w2, covered: covered)
+                    any = any || covered
+                }
+                if any { try body(x0, y0, samples) }
+            }
+        }
+    }
+
     /// Calls `body(x, y, w0, w1, w2)` for every covered pixel of a `width`×`height` frame,
     /// row by row; `w0…w2` are the edge values opposite `a`, `b`, `c` (their sum is `area`).
     func forEachCoveredPixel<Failure: Error>(width: Int, height: Int,

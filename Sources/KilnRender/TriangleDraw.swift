@@ -52,13 +52,6 @@ final class TriangleDraw: PreparedDraw {
             fragmentIndex = index
         }
         fragmentFunction = library.functions[fragmentIndex]
-        // Fragments of triangles are batched as they are covered, not as 2×2 quads, so a
-        // derivative would difference unrelated pixels: refuse rather than draw nonsense.
-        let derivatives: Set<Opcode> = [.dfdx, .dfdy, .dfdxc, .dfdyc]
-        let fragmentCode = library.code[Int(fragmentFunction.body.lowerBound)..<Int(fragmentFunction.body.upperBound)]
-        if fragmentCode.contains(where: { derivatives.contains($0.opcode) }) {
-            throw RenderError("'\(fragmentFunction.name)' takes derivatives (dfdx, dfdy, fwidth), which triangle draws do not support yet; full-screen fragment passes and stitchable effects do")
-        }
         (width, height) = (request.width, request.height)
         try request.limits.check(width: width, height: height, what: "output")
 
@@ -183,11 +176,13 @@ final class TriangleDraw: PreparedDraw {
         var base: Int
     }
 
-    /// A covered pixel waiting for the fragment function.
+    /// A pixel of a quad waiting for the fragment function: covered, or a helper lane
+    /// (computed for its quad's derivatives, never blended).
     private struct Fragment {
         var pixel: Int
         var x: Int
         var y: Int
+        var covered: Bool
         /// Perspective-correct weights of the three corners, and screen-space ones for z.
         var weights: (Float, Float, Float)
         var z: Float
@@ -198,8 +193,10 @@ final class TriangleDraw: PreparedDraw {
         var fragments: [Fragment] = []
     }
 
-    /// Queues the fragments of one triangle (coverage: `CoverageTriangle`), with
-    /// perspective-correct weights for its varyings.
+    /// Queues the fragments of one triangle as 2×2 quads (coverage: `CoverageTriangle`), with
+    /// perspective-correct weights for its varyings — extrapolated for helper lanes, as a
+    /// GPU does, so `dfdx`/`dfdy` in the fragment function are differences inside the quad
+    /// (lane = 4·quad + 2·row + column, the `Quads` layout every draw uses).
     private func rasterize(_ input: [ScreenVertex], outputs: [Float], framebuffer: inout [Float],
                            batch: inout FragmentBatch) throws(RenderError) {
         guard let triangle = CoverageTriangle(input[0].point, input[1].point, input[2].point) else { return }
@@ -207,12 +204,18 @@ final class TriangleDraw: PreparedDraw {
         let a = input[0], b = triangle.swapped ? input[2] : input[1], c = triangle.swapped ? input[1] : input[2]
         let bases = (a.base, b.base, c.base)
         let inverseArea = 1 / Double(triangle.area)
-        try triangle.forEachCoveredPixel(width: width, height: height) { (x, y, w0, w1, w2) throws(RenderError) in
-            let l0 = Float(Double(w0) * inverseArea), l1 = Float(Double(w1) * inverseArea), l2 = Float(Double(w2) * inverseArea)
-            let p0 = l0 * a.inverseW, p1 = l1 * b.inverseW, p2 = l2 * c.inverseW
-            let sum = p0 + p1 + p2
-            batch.fragments.append(Fragment(pixel: y * width + x, x: x, y: y, weights: (p0 / sum, p1 / sum, p2 / sum),
-                                            z: l0 * a.z + l1 * b.z + l2 * c.z, corners: bases))
+        try triangle.forEachCoveredQuad(width: width, height: height) { (x0, y0, samples) throws(RenderError) in
+            for (lane, sample) in samples.enumerated() {
+                let x = x0 + (lane & 1), y = y0 + (lane >> 1)
+                let l0 = Float(Double(sample.w0) * inverseArea), l1 = Float(Double(sample.w1) * inverseArea)
+                let l2 = Float(Double(sample.w2) * inverseArea)
+                let p0 = l0 * a.inverseW, p1 = l1 * b.inverseW, p2 = l2 * c.inverseW
+                // A helper far outside a thin triangle can extrapolate to a zero sum.
+                let sum = p0 + p1 + p2
+                batch.fragments.append(Fragment(pixel: y * width + x, x: x, y: y, covered: sample.covered,
+                                                weights: sum != 0 ? (p0 / sum, p1 / sum, p2 / sum) : (0, 0, 0),
+                                                z: l0 * a.z + l1 * b.z + l2 * c.z, corners: bases))
+            }
             if batch.fragments.count == laneCount { try flush(&batch, outputs: outputs, framebuffer: &framebuffer) }
         }
     }
@@ -250,7 +253,7 @@ final class TriangleDraw: PreparedDraw {
         let channels = (0..<4).map { $0 < colorComponents ? fragmentShader.floatLanes(colorRegister + UInt16($0)) : nil }
         let discarded = fragmentFunction.discardRegister.map { fragmentShader.lanes($0) }
         framebuffer.withUnsafeMutableBufferPointer { pixels in
-            for (lane, fragment) in fragments.enumerated() {
+            for (lane, fragment) in fragments.enumerated() where fragment.covered {
                 if let discarded, discarded[lane] != 0 { continue }
                 let r = channels[0]?[lane] ?? 0, g = channels[1]?[lane] ?? 0, b = channels[2]?[lane] ?? 0
                 Compositing.over(r, g, b, channels[3]?[lane] ?? 1, onto: pixels.baseAddress! + fragment.pixel * 4)

@@ -71,8 +71,10 @@ import KilnLanguage
         source += Self.entry("float v = F60(position.x); return half4(v);")
         let clock = ContinuousClock()
         let elapsed = clock.measure { Self.expectError(naming: "maxExpansionTokens", [("bomb.metal", source)]) }
-        // Debug build on shared cores: generous; release takes about half a second.
-        #expect(elapsed < .seconds(10), "took \(elapsed)")
+        // A hang guard, not a speed test (without the budget this never ends): a debug
+        // build takes 6 s alone and 12 s beside the other suites on 2 shared cores;
+        // `kiln compile` (release) takes 0.6 s.
+        #expect(elapsed < .seconds(60), "took \(elapsed)")
     }
 
     @Test func maxSourceBytes() {

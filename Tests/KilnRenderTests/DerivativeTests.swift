@@ -91,14 +91,36 @@ import Testing
         #expect(Array(image.bytes[0..<4]) == [128, 64, 0, 255])
     }
 
-    @Test func triangleDrawsRefuseDerivatives() throws {
+    /// Triangle fragments are shaded in 2×2 quads with helper lanes: a varying that is
+    /// linear on the screen (uv = pixel position / size, w = 1) has the same derivative at
+    /// every covered pixel, the triangle's edges included, where a quad's other pixels lie
+    /// outside the triangle and only helper lanes give the difference.
+    @Test func triangleFragmentsDifferentiateInQuads() throws {
+        let (width, height) = (37, 29)
         let library = try compile("""
-            struct V { float4 position [[position]]; float k; };
-            vertex V vs(uint id [[vertex_id]]) { V v; v.position = float4(float(id), 0, 0, 1); v.k = float(id); return v; }
-            fragment half4 fs(V in [[stage_in]]) { return half4(dfdx(in.k)); }
+            struct V { float4 position [[position]]; float2 uv; };
+            vertex V vs(uint id [[vertex_id]]) {
+                // Clip-space corners of a triangle; uv is the screen position over the size.
+                float2 corners[3] = { float2(-0.9, -0.8), float2(0.85, -0.6), float2(-0.2, 0.9) };
+                float2 c = corners[id];
+                V v;
+                v.position = float4(c, 0, 1);
+                v.uv = float2(c.x * 0.5 + 0.5, 0.5 - c.y * 0.5);
+                return v;
+            }
+            fragment half4 fs(V in [[stage_in]]) {
+                return half4(dfdx(in.uv.x) * \(width).0 * 0.4, dfdy(in.uv.y) * \(height).0 * 0.4,
+                             fwidth(in.uv.x) * \(width).0 * 0.4 + dfdy(in.uv.x), 1);
+            }
             """)
-        #expect(throws: RenderError.self) {
-            try Renderer.render(RenderRequest(library: library, functionName: "vs", width: 8, height: 8))
+        let image = try Renderer.render(RenderRequest(library: library, functionName: "vs", width: width, height: height))
+        var covered = 0
+        for y in 0..<height {
+            for x in 0..<width where image.alpha(x, y) != 0 {
+                covered += 1
+                #expect(image.pixel(x, y) == [102, 102, 102, 255], "pixel (\(x), \(y))")
+            }
         }
+        #expect(covered > width * height / 4)
     }
 }
