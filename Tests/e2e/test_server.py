@@ -118,6 +118,33 @@ def test_compile_preview_update_and_clock(server, wave_source):
     run(go())
 
 
+def test_a_kernel_previews_as_a_grid_over_the_frame(server):
+    """A compute kernel streams frames like an effect: its output texture, one thread per
+    pixel, with `time` bound automatically so consecutive frames differ."""
+    source = (ROOT / "shaders" / "plasma_kernel.metal").read_text()
+
+    async def go():
+        async with websockets.connect(server.ws) as ws:
+            await ws.send(json.dumps({"type": "compile", "id": 1, "name": "plasma_kernel.metal", "source": source}))
+            compiled = await next_json(ws, "compiled")
+            plasma = next(f for f in compiled["functions"] if f["name"] == "plasma")
+            assert plasma["kind"] == "kernel"
+            bindings = {a["name"]: (a["binding"], a["auto"]) for a in plasma["arguments"]}
+            assert bindings["output"] == ("output_texture", None) and bindings["gid"][0] == "thread_position"
+            assert bindings["time"] == ("uniform", "time")
+            await ws.send(json.dumps({"type": "preview.start", "id": 2, "function": "plasma", "size": [45, 27], "fps": 30}))
+            first = await next_frame(ws)
+            assert (first["width"], first["height"]) == (45, 27)
+            pixels = first["payload"]
+            assert all(pixels[i + 3] == 255 for i in range(0, len(pixels), 4))   # every thread wrote its pixel
+            assert len(set(pixels[i:i + 4] for i in range(0, len(pixels), 4))) > 100
+            later = await next_frame(ws)
+            while later["time"] == first["time"]:
+                later = await next_frame(ws)
+            assert later["payload"] != pixels
+    run(go())
+
+
 def test_failed_edit_keeps_last_good_frames(server, wave_source):
     async def go():
         async with websockets.connect(server.ws) as ws:
