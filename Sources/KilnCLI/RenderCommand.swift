@@ -64,6 +64,9 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Worker threads (default: the number of cores).")
     var threads: Int?
 
+    @Option(help: "Most work one frame may do, in weighted lane-instructions (about 10^10 per second of one core).")
+    var maxFrameWork = FrameRenderer.defaultMaxFrameWork
+
     @Option(name: .shortAndLong, help: "Output: a .png file for a single image, else a folder.")
     var output: String
 
@@ -101,7 +104,8 @@ struct RenderCommand: ParsableCommand {
         }
 
         let workerCount = threads ?? ProcessInfo.processInfo.activeProcessorCount
-        let renderer = FrameRenderer(threads: workerCount)
+        var renderer = FrameRenderer(threads: workerCount)
+        renderer.maxFrameWork = maxFrameWork
         let outputSize = try explicitSize ?? renderer.naturalSize(content: content)
         let images = try renderer.loadContents(content, content2, size: outputSize)
 

@@ -38,6 +38,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds of silence before a client is dropped.") var idleTimeout = 60
     @Option(help: "Worker threads (0 = one per core).") var workers = 0
     @Option(help: "Tile threads per frame (0 = the cores shared among previewing sessions).") var renderThreads = 0
+    @Option(help: "Most work one frame may do, in weighted lane-instructions (10^10 is about a second of one core).") var maxFrameWork = 10_000_000_000
     @Option(help: "Seconds SIGTERM/SIGINT waits for running compiles and renders before exiting anyway (a second signal exits at once).") var shutdownGrace = 2.0
     @Flag(help: "Print libwebsockets' errors and warnings.") var verbose = false
 
@@ -79,6 +80,7 @@ struct ServeCommand: ParsableCommand {
         settings.maxFramesInFlight = maxFramesInFlight
         settings.workerThreads = workers
         settings.renderThreadsPerFrame = renderThreads
+        settings.maxFrameWork = maxFrameWork
         return settings
     }
 

@@ -20,6 +20,8 @@ final class EffectDraw: PreparedDraw {
     private let plan: LanePlan
     /// Alpha 1 for every lane, for results without an alpha component.
     private let opaque = UnsafeMutablePointer<Float>.allocate(capacity: laneCount)
+    private let limits: RenderLimits
+    private let cancellation: RenderCancellation?
 
     deinit { opaque.deallocate() }
 
@@ -27,6 +29,8 @@ final class EffectDraw: PreparedDraw {
         let function = request.library.functions[functionIndex]
         self.function = function
         self.library = request.library
+        limits = request.limits
+        cancellation = request.cancellation
         let isEffect = function.kind == .distortion || function.kind == .color || function.kind == .layer
         if isEffect {
             guard let content = request.content, content.width > 0, content.height > 0 else {
@@ -51,6 +55,7 @@ final class EffectDraw: PreparedDraw {
 
     func render(into pixels: UnsafeMutablePointer<UInt8>) throws(RenderError) {
         let failures = FirstFailure()
+        let budget = FrameBudget(limits: limits, cancellation: cancellation)
         let width = self.width, height = self.height
         TileScheduler.run(height: height, threads: threads, rowsPerBand: rowsPerBand) { worker, rows in
             guard !failures.hasFailure else { return }
@@ -64,6 +69,7 @@ final class EffectDraw: PreparedDraw {
                     while x0 < width {
                         let columns = min(Self.batchColumns, width - x0)
                         try shade(shader, x0: x0, y: y, columns: columns, rows: quadRows, output: pixels + (y * width + x0) * 4)
+                        try budget.charge(shader)
                         x0 += columns
                     }
                 }

@@ -22,10 +22,14 @@ final class KernelDraw: PreparedDraw {
     /// Every output texture, cleared before each frame.
     private let targets: [Texture]
     private let inputs: [(register: UInt16, attribute: String, components: Int)]
+    private let limits: RenderLimits
+    private let cancellation: RenderCancellation?
 
     init(request: RenderRequest, functionIndex: Int) throws(RenderError) {
         let function = request.library.functions[functionIndex]
         self.function = function
+        limits = request.limits
+        cancellation = request.cancellation
         (width, height) = (request.width, request.height)
         try request.limits.check(width: width, height: height, what: "output")
         var textures = Renderer.textures(for: function, request: request)
@@ -57,6 +61,7 @@ final class KernelDraw: PreparedDraw {
             target.withTexels { UnsafeMutablePointer(mutating: $0.baseAddress)?.update(repeating: 0, count: $0.count) }
         }
         let failures = FirstFailure()
+        let budget = FrameBudget(limits: limits, cancellation: cancellation)
         let size = Self.groupSize
         // A band is one row of threadgroups; every band's groups run on one worker.
         TileScheduler.run(height: height, threads: threads, rowsPerBand: size) { worker, rows in
@@ -66,6 +71,7 @@ final class KernelDraw: PreparedDraw {
                 for x0 in stride(from: 0, to: width, by: size) {
                     writeInputs(shader, x0: x0, y0: rows.lowerBound)
                     try shader.run()
+                    try budget.charge(shader)
                 }
             } catch {
                 failures.record(error)

@@ -1,8 +1,17 @@
 /// Why a frame could not be rendered: one sentence a user can act on.
 public struct RenderError: Error, CustomStringConvertible, Equatable, Sendable {
     public var message: String
+    /// The render stopped because its `RenderCancellation` was cancelled, not because of
+    /// the shader: callers drop the frame without reporting it.
+    public var isCancellation = false
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+
+    static let cancelled: RenderError = {
+        var error = RenderError("the render was cancelled")
+        error.isCancellation = true
+        return error
+    }()
 }
 
 /// Size limits of the renderer, each a named setting so errors can name it.
@@ -15,6 +24,12 @@ public struct RenderLimits: Sendable, Equatable {
     public var maxPNGBytes = 64 << 20
     /// Most vertices in one draw of a vertex + fragment pair.
     public var maxVertices = 1 << 20
+    /// Most work one frame may do, in lane-instructions weighted by `Opcode.workCost`, over
+    /// all batches (the VM's `instructionBudgetPerLane` bounds one lane; this bounds the
+    /// frame, so a loop just under the lane budget cannot hold a core for minutes at
+    /// 2048²). The default, 10¹¹, is about ten seconds of one core — for renders on the
+    /// user's own machine; `kiln serve` allows a tenth of that (docs/rendering.md).
+    public var maxFrameWork = 100_000_000_000
 
     public init() {}
     public static let `default` = RenderLimits()

@@ -29,12 +29,15 @@ public struct RenderRequest: Sendable {
     public var rowsPerBand: Int
     public var limits: RenderLimits
     public var executionLimits: ExecutionLimits
+    /// Stops the render between batches when cancelled (a prepared draw checks it on
+    /// every frame it renders).
+    public var cancellation: RenderCancellation?
 
     public init(library: Library, functionName: String, fragmentName: String? = nil, width: Int, height: Int,
                 content: Texture? = nil, content2: Texture? = nil, arguments: [String: [Float]] = [:],
                 time: Float? = nil, vertexCount: Int? = nil, threads: Int = 0,
                 rowsPerBand: Int = TileScheduler.defaultRowsPerBand, limits: RenderLimits = .default,
-                executionLimits: ExecutionLimits = ExecutionLimits()) {
+                executionLimits: ExecutionLimits = ExecutionLimits(), cancellation: RenderCancellation? = nil) {
         self.library = library
         self.functionName = functionName
         self.fragmentName = fragmentName
@@ -49,6 +52,7 @@ public struct RenderRequest: Sendable {
         self.rowsPerBand = rowsPerBand
         self.limits = limits
         self.executionLimits = executionLimits
+        self.cancellation = cancellation
     }
 }
 

@@ -11,6 +11,8 @@ protocol LaneShader: AnyObject {
     func lanes(_ register: UInt16) -> UnsafeMutablePointer<UInt32>
     /// Runs the batch; a runtime error names the source line.
     func run() throws(RenderError)
+    /// The work of the last `run()` (`Executor.work`: weighted instructions, each over all lanes).
+    var work: Int { get }
 }
 
 /// A library function with its arguments, buffers and textures bound for one draw: makes
@@ -61,4 +63,6 @@ final class VMLaneShader: LaneShader {
     func run() throws(RenderError) {
         do { try executor.run() } catch { throw Renderer.describe(error, library: library) }
     }
+
+    var work: Int { executor.work }
 }

@@ -25,6 +25,8 @@ final class TriangleDraw: PreparedDraw {
     private let varyings: [Varying]
     private let colorRegister: UInt16?
     private let colorComponents: Int
+    private let limits: RenderLimits
+    private let cancellation: RenderCancellation?
 
     private struct Varying {
         var register: UInt16
@@ -38,6 +40,8 @@ final class TriangleDraw: PreparedDraw {
 
     init(request: RenderRequest, vertexIndex: Int) throws(RenderError) {
         library = request.library
+        limits = request.limits
+        cancellation = request.cancellation
         vertexFunction = library.functions[vertexIndex]
         let fragmentIndex: Int
         if let name = request.fragmentName {
@@ -109,7 +113,8 @@ final class TriangleDraw: PreparedDraw {
     }
 
     func render(into pixels: UnsafeMutablePointer<UInt8>) throws(RenderError) {
-        let outputs = try runVertices()
+        let budget = FrameBudget(limits: limits, cancellation: cancellation)
+        let outputs = try runVertices(budget)
         var framebuffer = [Float](repeating: 0, count: width * height * 4)
         let stride = vertexFunction.outputs.reduce(0) { $0 + $1.type.componentCount }
         let positionOffset = positionOffsetInOutputs()
@@ -127,9 +132,9 @@ final class TriangleDraw: PreparedDraw {
                 corners.append(ScreenVertex(point: point, z: z / w, inverseW: 1 / w, base: base))
             }
             guard corners.count == 3 else { continue }
-            try rasterize(corners, outputs: outputs, framebuffer: &framebuffer, batch: &batch)
+            try rasterize(corners, outputs: outputs, framebuffer: &framebuffer, batch: &batch, budget: budget)
         }
-        try flush(&batch, outputs: outputs, framebuffer: &framebuffer)
+        try flush(&batch, outputs: outputs, framebuffer: &framebuffer, budget: budget)
         for index in 0..<(width * height * 4) { pixels[index] = quantize(framebuffer[index]) }
     }
 
@@ -143,7 +148,7 @@ final class TriangleDraw: PreparedDraw {
     }
 
     /// Runs the vertex function over every vertex id; returns the scalarized outputs, vertex-major.
-    private func runVertices() throws(RenderError) -> [Float] {
+    private func runVertices(_ budget: FrameBudget) throws(RenderError) -> [Float] {
         let stride = vertexFunction.outputs.reduce(0) { $0 + $1.type.componentCount }
         var result = [Float](repeating: 0, count: vertexCount * stride)
         var first = 0
@@ -156,6 +161,7 @@ final class TriangleDraw: PreparedDraw {
                 }
             }
             try vertexShader.run()
+            try budget.charge(vertexShader)
             var offset = 0
             for slot in vertexFunction.outputs {
                 for component in 0..<slot.type.componentCount {
@@ -198,7 +204,7 @@ final class TriangleDraw: PreparedDraw {
     /// GPU does, so `dfdx`/`dfdy` in the fragment function are differences inside the quad
     /// (lane = 4·quad + 2·row + column, the `Quads` layout every draw uses).
     private func rasterize(_ input: [ScreenVertex], outputs: [Float], framebuffer: inout [Float],
-                           batch: inout FragmentBatch) throws(RenderError) {
+                           batch: inout FragmentBatch, budget: FrameBudget) throws(RenderError) {
         guard let triangle = CoverageTriangle(input[0].point, input[1].point, input[2].point) else { return }
         // The corners in the triangle's positive-area order.
         let a = input[0], b = triangle.swapped ? input[2] : input[1], c = triangle.swapped ? input[1] : input[2]
@@ -216,12 +222,13 @@ final class TriangleDraw: PreparedDraw {
                                                 weights: sum != 0 ? (p0 / sum, p1 / sum, p2 / sum) : (0, 0, 0),
                                                 z: l0 * a.z + l1 * b.z + l2 * c.z, corners: bases))
             }
-            if batch.fragments.count == laneCount { try flush(&batch, outputs: outputs, framebuffer: &framebuffer) }
+            if batch.fragments.count == laneCount { try flush(&batch, outputs: outputs, framebuffer: &framebuffer, budget: budget) }
         }
     }
 
     /// Shades the batched fragments and blends them in order.
-    private func flush(_ batch: inout FragmentBatch, outputs: [Float], framebuffer: inout [Float]) throws(RenderError) {
+    private func flush(_ batch: inout FragmentBatch, outputs: [Float], framebuffer: inout [Float],
+                       budget: FrameBudget) throws(RenderError) {
         let fragments = batch.fragments
         guard !fragments.isEmpty else { return }
         batch.fragments.removeAll(keepingCapacity: true)
@@ -249,6 +256,7 @@ final class TriangleDraw: PreparedDraw {
             }
         }
         try fragmentShader.run()
+        try budget.charge(fragmentShader)
         guard let colorRegister else { return }
         let channels = (0..<4).map { $0 < colorComponents ? fragmentShader.floatLanes(colorRegister + UInt16($0)) : nil }
         let discarded = fragmentFunction.discardRegister.map { fragmentShader.lanes($0) }

@@ -1,5 +1,6 @@
 import Foundation
 import KilnBytecode
+import KilnRender
 import KilnWebSockets
 
 /// Frame scheduling: one thread decides which session gets a frame next; workers render.
@@ -87,6 +88,7 @@ extension KilnService {
         session.sequence &+= 1
         let sequence = session.sequence
         let generation = session.generation
+        let cancellation = session.frameCancellation
         let time = session.clock.time(at: now)
         // A paused clock renders one frame per change, not the same frame at the frame rate.
         session.nextFrameDue = session.clock.playing ? max(session.nextFrameDue + interval, now) : .infinity
@@ -94,13 +96,14 @@ extension KilnService {
         session.lock.unlock()
 
         workers.submit(staleOnly ? .urgent : .normal) { [self] in
-            renderFrame(session, library: library, preview: preview, time: time, sequence: sequence, generation: generation)
+            renderFrame(session, library: library, preview: preview, time: time, sequence: sequence, generation: generation,
+                        cancellation: cancellation)
         }
         return due
     }
 
     private func renderFrame(_ session: LiveSession, library: Library, preview: PreviewSettings,
-                             time: Double, sequence: UInt32, generation: Int) {
+                             time: Double, sequence: UInt32, generation: Int, cancellation: RenderCancellation) {
         defer {
             session.lock.lock()
             session.rendering -= 1
@@ -117,7 +120,8 @@ extension KilnService {
             let started = monotonicSeconds()
             let request = PreviewRequest(library: library, function: preview.function, width: preview.width,
                                          height: preview.height, content: content, content2: content2,
-                                         arguments: preview.arguments, time: Float(time), threads: renderThreads())
+                                         arguments: preview.arguments, time: Float(time), threads: renderThreads(),
+                                         maxFrameWork: settings.maxFrameWork, cancellation: cancellation)
             let pixels = try renderer.render(request)
             let seconds = monotonicSeconds() - started
             metrics.observeRender(seconds: seconds)
@@ -135,6 +139,8 @@ extension KilnService {
             } else {
                 metrics.increment("kiln_frames_dropped_total")
             }
+        } catch let error as RenderError where error.isCancellation {
+            metrics.increment("kiln_renders_cancelled_total")
         } catch {
             metrics.increment("kiln_renders_failed_total")
             session.lock.lock()

@@ -134,7 +134,7 @@ extension KilnService {
             let started = monotonicSeconds()
             let pixels = try renderer.render(PreviewRequest(library: library, function: function, width: width, height: height,
                                                             content: content, content2: content2, arguments: arguments,
-                                                            time: time, threads: 0))
+                                                            time: time, threads: 0, maxFrameWork: settings.maxFrameWork))
             metrics.observeRender(seconds: monotonicSeconds() - started)
             let outputHeight = pixels.count / 4 / max(1, width)
             let png = try renderer.encodePNG(premultiplied: pixels, width: width, height: outputHeight)

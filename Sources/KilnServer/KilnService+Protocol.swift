@@ -2,6 +2,7 @@ import Foundation
 import KilnBytecode
 import KilnCompiler
 import KilnLanguage
+import KilnRender
 
 /// The live protocol's session logic (docs/protocol.md): one decoded `ClientMessage` in,
 /// session state updated, work enqueued, replies out through the session's sink. Runs on
@@ -111,11 +112,23 @@ extension KilnService {
                     session.installedCompileSequence = sequence
                     session.shader = shader
                     session.generation += 1
+                    session.frameCancellation.cancel()
+                    session.frameCancellation = RenderCancellation()
                     session.renderFailed = false
                     session.nextFrameDue = 0
                 }
                 session.lock.unlock()
                 wakeScheduler()
+            }
+            session.answerLock.lock()
+            defer { session.answerLock.unlock() }
+            let overtaken = sequence < session.answeredCompileSequence
+            if !overtaken { session.answeredCompileSequence = sequence }
+            if overtaken && !request.seed {
+                // A newer edit's answer went out first (compiles run side by side).
+                metrics.increment("kiln_compiles_superseded_total")
+                send(session, .superseded(id: request.id))
+                return
             }
             let report = CompileReport.object(result: shader.result, libraryBytes: shader.libraryBytes)
             if request.seed {

@@ -125,7 +125,7 @@ extension KilnService {
             guard document.width <= settings.maxPreviewSide, document.height <= settings.maxPreviewSide else {
                 return .text(413, "scene size \(document.width)x\(document.height) exceeds maxPreviewSide = \(settings.maxPreviewSide)\n")
             }
-            let renderer = Self.makeSceneRenderer(shaders: settings.shadersDirectory)
+            let renderer = Self.makeSceneRenderer(shaders: settings.shadersDirectory, maxFrameWork: settings.maxFrameWork)
             let started = monotonicSeconds()
             let image = try renderer.render(document)
             metrics.observeRender(seconds: monotonicSeconds() - started)
@@ -163,16 +163,19 @@ extension KilnService {
     func sceneState(of session: LiveSession) -> SceneSessionState {
         session.lock.lock(); defer { session.lock.unlock() }
         if let state = session.scene { return state }
-        let state = SceneSessionState(renderer: Self.makeSceneRenderer(shaders: settings.shadersDirectory))
+        let state = SceneSessionState(renderer: Self.makeSceneRenderer(shaders: settings.shadersDirectory, maxFrameWork: settings.maxFrameWork))
         session.scene = state
         return state
     }
 
     /// A renderer for scenes from the network: libraries and PNGs only by plain file name
     /// from the shaders folder; one render thread per frame (workers run frames side by side).
-    static func makeSceneRenderer(shaders: String?) -> SceneRenderer {
+    static func makeSceneRenderer(shaders: String?, maxFrameWork: Int = ServerSettings().maxFrameWork) -> SceneRenderer {
+        var limits = RenderLimits.default
+        limits.maxFrameWork = maxFrameWork      // per layer draw
         let renderer = SceneRenderer(libraries: CompilingLibraryProvider(),
-                                     baseDirectory: URL(fileURLWithPath: shaders ?? "shaders", isDirectory: true), threads: 1)
+                                     baseDirectory: URL(fileURLWithPath: shaders ?? "shaders", isDirectory: true), threads: 1,
+                                     renderLimits: limits)
         renderer.allowsSubpaths = false
         return renderer
     }

@@ -106,6 +106,11 @@ public final class KilnService: @unchecked Sendable {
     /// Ends a session: its queued compiles and frames are dropped as they come up.
     public func closeSession(_ id: Int) {
         sessionsLock.lock()
+        if let closing = sessions[id] {
+            closing.lock.lock()
+            closing.frameCancellation.cancel()
+            closing.lock.unlock()
+        }
         sessions[id] = nil
         scheduleOrder.removeAll { $0 == id }
         let count = sessions.count

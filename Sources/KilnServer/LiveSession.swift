@@ -1,5 +1,6 @@
 import Foundation
 import KilnLanguage
+import KilnRender
 
 /// The preview clock of a session: play, pause, seek and speed, in seconds of shader time.
 struct PreviewClock {
@@ -49,6 +50,9 @@ final class LiveSession: @unchecked Sendable {
     var shader: CompiledShader?
     /// Increases with every successful compile; renders of older generations are dropped.
     var generation = 0
+    /// Cancels the frames of the current generation: replaced on every new library, and
+    /// cancelled for good when the session closes, so no worker renders for nobody.
+    var frameCancellation = RenderCancellation()
     var preview: PreviewSettings?
     var clock = PreviewClock()
     var nextFrameDue = 0.0
@@ -79,6 +83,12 @@ final class LiveSession: @unchecked Sendable {
     /// one never replaces the newer library.
     var compileSequence = 0
     var installedCompileSequence = 0
+    /// The newest compile answered (library or diagnostics): an older one finishing after it
+    /// is answered `superseded`, so the last library a client receives is its newest edit's.
+    /// Guarded by `answerLock`, which is held while the answer is queued so two compiles
+    /// finishing at once cannot interleave their answers.
+    var answeredCompileSequence = 0
+    let answerLock = NSLock()
 
     init(sink: ReplySink, compilesPerSecond: Double, now: Double) {
         self.sink = sink

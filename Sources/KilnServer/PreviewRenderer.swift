@@ -1,4 +1,5 @@
 import KilnBytecode
+import KilnRender
 
 /// What the server needs from the renderer, kept narrow so the protocol logic can be
 /// tested without rendering and so KilnServer does not depend on KilnRender's internals.
@@ -39,9 +40,14 @@ public struct PreviewRequest: @unchecked Sendable {
     public var arguments: [String: [Float]]
     public var time: Float
     public var threads: Int
+    /// The frame's work budget (`ServerSettings.maxFrameWork`).
+    public var maxFrameWork: Int
+    /// Cancelled when the frame is no longer wanted (its session closed or moved on).
+    public var cancellation: RenderCancellation?
 
     public init(library: Library, function: String, width: Int, height: Int, content: PreviewContent?,
-                content2: PreviewContent?, arguments: [String: [Float]], time: Float, threads: Int) {
+                content2: PreviewContent?, arguments: [String: [Float]], time: Float, threads: Int,
+                maxFrameWork: Int = RenderLimits.default.maxFrameWork, cancellation: RenderCancellation? = nil) {
         self.library = library
         self.function = function
         self.width = width
@@ -51,5 +57,7 @@ public struct PreviewRequest: @unchecked Sendable {
         self.arguments = arguments
         self.time = time
         self.threads = threads
+        self.maxFrameWork = maxFrameWork
+        self.cancellation = cancellation
     }
 }

@@ -9,10 +9,12 @@ public struct RenderPreview: PreviewRenderer {
     public func render(_ request: PreviewRequest) throws -> [UInt8] {
         let content = request.content?.storage as? Texture
         let content2 = request.content2?.storage as? Texture
+        var limits = RenderLimits.default
+        limits.maxFrameWork = request.maxFrameWork
         let frame = try Renderer.render(RenderRequest(
             library: request.library, functionName: request.function, width: request.width, height: request.height,
             content: content, content2: content2, arguments: request.arguments, time: request.time,
-            threads: request.threads))
+            threads: request.threads, limits: limits, cancellation: request.cancellation))
         return frame.bytes
     }
 

@@ -27,6 +27,10 @@ public struct ServerSettings: Sendable {
     public var maxFramesInFlight = 2
     /// Worker threads for compiles and renders (0 = one per core).
     public var workerThreads = 0
+    /// Most work one frame (a preview frame, a `/render`, one scene layer) may do, in
+    /// weighted lane-instructions (`RenderLimits.maxFrameWork`); 10¹⁰ is about a second of
+    /// one core, so no client holds a worker much longer than that per frame.
+    public var maxFrameWork = 10_000_000_000
     /// Render threads per frame (tiles); 0 shares the cores among the previewing sessions
     /// (all of them for one session, one each when many preview at once).
     public var renderThreadsPerFrame = 0

@@ -113,30 +113,41 @@ public final class Executor {
         try runRange(prepared.body, start: prepared.bodyStart)
     }
 
+    /// The work the last `run()` (or the prologue, after `init`) did: the `Opcode.workCost`
+    /// of every instruction executed, each over all `laneCount` lanes. Draws add it up to
+    /// bound a whole frame (`RenderLimits.maxFrameWork`).
+    public private(set) var work = 0
+
     private func runRange(_ code: [PreparedInstruction], start: Int) throws(VMError) {
+        var work = 0
         let failure = code.withUnsafeBufferPointer { buffer in
-            Executor.execute(buffer.baseAddress!, machine, budget: budget)
+            Executor.execute(buffer.baseAddress!, machine, budget: budget, work: &work)
         }
+        self.work = work
         if failure >= 0 { throw budgetError(instruction: start + failure) }
     }
 
     /// The hot loop: fetch, dispatch (`Execution.step`, inlined), count, and check the budget
     /// on backward jumps only. Returns −1 when the range reaches `ret`, or the relative index
-    /// of the jump that exceeded the budget.
+    /// of the jump that exceeded the budget; `work` is the cost of what ran.
     @inline(never)
-    static func execute(_ code: UnsafePointer<PreparedInstruction>, _ machine: Execution.Machine, budget: Int) -> Int {
+    static func execute(_ code: UnsafePointer<PreparedInstruction>, _ machine: Execution.Machine, budget: Int,
+                        work total: inout Int) -> Int {
         var pc = 0
         var executed = 0
+        var work = 0
         while true {
             let instruction = code[pc]
             executed &+= 1
+            work &+= Int(instruction.cost)
             switch Execution.step(machine, instruction) {
             case .next:
                 pc &+= 1
             case .jump(let target):
-                if target <= pc && executed > budget { return pc }
+                if target <= pc && executed > budget { total = work; return pc }
                 pc = target
             case .finish:
+                total = work
                 return -1
             }
         }

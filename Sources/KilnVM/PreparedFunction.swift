@@ -15,6 +15,8 @@ struct PreparedInstruction: Sendable {
     var c: UInt32
     var d: UInt32
     var imm: UInt32
+    /// `Opcode.workCost`, in the struct's padding (the stride stays 24 bytes).
+    var cost: UInt16 = 1
 }
 
 /// An entry function converted to the VM's internal form, shareable by all workers.
@@ -90,7 +92,7 @@ public final class PreparedFunction: @unchecked Sendable {
         var prepared = PreparedInstruction(opcode: instruction.opcode, mode: instruction.mode,
                                            a: UInt32(instruction.a) * lanes, b: UInt32(instruction.b) * lanes,
                                            c: UInt32(instruction.c) * lanes, d: UInt32(instruction.d) * lanes,
-                                           imm: instruction.imm)
+                                           imm: instruction.imm, cost: instruction.opcode.workCost)
         let a = Int(instruction.a), b = Int(instruction.b), c = Int(instruction.c), d = Int(instruction.d)
         let count = Int(min(instruction.imm, UInt32(UInt16.max) + 1))
         var used = 0

@@ -9,6 +9,9 @@ import KilnVM
 struct FrameRenderer {
     /// Worker threads for the tile scheduler.
     var threads: Int
+    /// Each frame's work budget (`RenderLimits.maxFrameWork`).
+    var maxFrameWork = Self.defaultMaxFrameWork
+    static var defaultMaxFrameWork: Int { RenderLimits.default.maxFrameWork }
 
     /// The images a draw reads: the content under an effect (texture 0 of a fragment
     /// pass) and the second texture of a two-texture pass.
@@ -63,7 +66,8 @@ struct FrameRenderer {
         let request = RenderRequest(library: library, functionName: function.name,
                                     width: size.width, height: size.height,
                                     content: contents.first, content2: contents.second,
-                                    arguments: arguments, time: time, threads: max(1, threads))
+                                    arguments: arguments, time: time, threads: max(1, threads),
+                                    limits: { var limits = RenderLimits.default; limits.maxFrameWork = maxFrameWork; return limits }())
         do {
             return try Renderer.prepare(request)
         } catch {

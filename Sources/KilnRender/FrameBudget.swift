@@ -1,0 +1,43 @@
+import Foundation
+import KilnVM
+import Synchronization
+
+/// Lets whoever asked for a render stop it between batches — the client went away, or a
+/// newer request replaced it. Thread-safe; cancelling is permanent.
+public final class RenderCancellation: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func cancel() { flag.store(true, ordering: .relaxed) }
+    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// One frame's account of work: every batch charges its `Executor.work` times the lanes
+/// against `RenderLimits.maxFrameWork`, and looks at the cancellation. Draws make one per
+/// `render` call and share it between their workers.
+final class FrameBudget: @unchecked Sendable {
+    private let limit: Int
+    private let cancellation: RenderCancellation?
+    private let used = Atomic<Int>(0)
+
+    /// Work one core does in a second on the development machine (a 64-lane `fadd` takes
+    /// about 6.5 ns; `Opcode.workCost` scales the rest to it). Only used to say roughly how
+    /// long a refused frame would have taken.
+    static let workPerSecond = 10_000_000_000
+
+    init(limits: RenderLimits, cancellation: RenderCancellation?) {
+        limit = max(0, limits.maxFrameWork)
+        self.cancellation = cancellation
+    }
+
+    /// Charges the batch `shader` just ran; throws when the frame is over budget or cancelled.
+    func charge(_ shader: LaneShader) throws(RenderError) {
+        let total = used.add(shader.work &* laneCount, ordering: .relaxed).newValue
+        if let cancellation, cancellation.isCancelled { throw RenderError.cancelled }
+        if total > limit {
+            throw RenderError("the frame needs more work than allowed (limit maxFrameWork = \(limit) lane-instructions, "
+                              + "about \(String(format: "%.1f", Double(limit) / Double(Self.workPerSecond))) s of one core); shorten the loops or preview a smaller size")
+        }
+    }
+}

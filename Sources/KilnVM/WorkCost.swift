@@ -1,0 +1,31 @@
+import KilnBytecode
+
+extension Opcode {
+    /// What one instruction costs a frame's work budget (`RenderLimits.maxFrameWork`), in
+    /// units of a simple 64-lane operation such as `fadd` (about 6.5 ns on the development
+    /// machine, release build). Transcendentals evaluate a libm routine per lane and
+    /// `sample` gathers and filters four texels, so counting instructions alone would let a
+    /// loop of `atan2` run 250× longer than a loop of adds on the same budget. Each weight
+    /// is the measured time of a 20,000-iteration loop of that operation over the time of
+    /// the loop's simple instructions (docs/rendering.md "Work budget").
+    public var workCost: UInt16 {
+        switch self {
+        case .fatan2: return 250
+        case .fpow: return 170
+        case .fasin, .facos: return 120
+        case .flog, .flog2, .flog10, .fatan: return 110
+        case .ftanh: return 90
+        case .sample: return 80
+        case .fsinh: return 75
+        case .ftan: return 60
+        case .fexp, .fcosh: return 55
+        case .fexp2, .fsin, .fcos: return 35
+        case .fmod: return 24
+        case .frsqrt: return 18
+        case .texread, .texwrite: return 8
+        case .ldr, .str, .ldk, .ldb: return 4
+        case .fdiv, .fsqrt, .idiv, .irem, .udiv, .urem: return 2
+        default: return 1
+        }
+    }
+}
