@@ -106,6 +106,7 @@ bench-server: build
 	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/server_load.py editors
 	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/server_load.py viewers
 	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/server_load.py idle
+	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/server_load.py attack
 
 bench: build
 	$(KILN) bench

@@ -5,6 +5,7 @@
     python3 tools/server_load.py editors --clients 20 --rate 10 --seconds 10
     python3 tools/server_load.py viewers --clients 50 --size 256 --fps 30 --seconds 10
     python3 tools/server_load.py idle --clients 1000
+    python3 tools/server_load.py attack --seconds 10
 
 Each starts its own `kiln serve` (KILN_BIN, default .build/release/kiln) on a free port
 unless --url is given. Edit latency is measured from sending an edited source to receiving
@@ -131,6 +132,19 @@ async def editors(args):
     report(f"edit → first frame, {args.clients} clients × {args.rate} edits/s, {args.size}²", results)
 
 
+async def count_frames(ws, seconds):
+    """Frames received on `ws` in the next `seconds`."""
+    count, end = 0, time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        try:
+            message = await asyncio.wait_for(ws.recv(), timeout=max(0.01, end - time.perf_counter()))
+        except asyncio.TimeoutError:
+            break
+        if isinstance(message, bytes) and message[:4] == b"KLNF":
+            count += 1
+    return count
+
+
 async def viewers(args):
     counts = [0] * args.clients
 
@@ -138,18 +152,71 @@ async def viewers(args):
         async with websockets.connect(args.server.url, max_size=None) as ws:
             await ws.send(json.dumps({"type": "compile", "source": source(0)[0]}))
             await ws.send(json.dumps({"type": "preview.start", "size": [args.size, args.size], "fps": args.fps}))
-            end = time.perf_counter() + args.seconds
-            while time.perf_counter() < end:
-                try:
-                    message = await asyncio.wait_for(ws.recv(), timeout=max(0.01, end - time.perf_counter()))
-                except asyncio.TimeoutError:
-                    break
-                if isinstance(message, bytes) and message[:4] == b"KLNF":
-                    counts[i] += 1
+            counts[i] = await count_frames(ws, args.seconds)
     await asyncio.gather(*(viewer(i) for i in range(args.clients)))
     per_session = [c / args.seconds for c in counts]
     print(f"{args.clients} sessions at {args.size}²/{args.fps} fps for {args.seconds} s: total {sum(counts) / args.seconds:.0f} frames/s, "
           f"per session min {min(per_session):.1f} / median {statistics.median(per_session):.1f} / max {max(per_session):.1f} frames/s")
+
+
+HEAVY = """[[ stitchable ]] half4 heavy(float2 p) {
+    float s = p.x;
+    for (int i = 0; i < 50; i++) for (int j = 0; j < 50; j++) for (int k = 0; k < 50; k++) s = s * 0.5 + 1.0;
+    return half4(s * 0.1);
+}
+"""
+
+
+async def bystander_fps(url, seconds, size, fps):
+    """Frames per second a 256² previewer receives over `seconds` (after its first frame)."""
+    async with websockets.connect(url, max_size=None) as ws:
+        await ws.send(json.dumps({"type": "compile", "source": source(0)[0]}))
+        await ws.send(json.dumps({"type": "preview.start", "size": [size, size], "fps": fps}))
+        while True:
+            message = await ws.recv()
+            if isinstance(message, bytes) and message[:4] == b"KLNF":
+                break
+        return await count_frames(ws, seconds) / seconds
+
+
+async def heavy_previewer(url, stop):
+    """Previews a frame that needs minutes of work at 2048² and re-starts it whenever it is
+    refused, as a client hammering the server would."""
+    async with websockets.connect(url, max_size=None) as ws:
+        await ws.send(json.dumps({"type": "compile", "source": HEAVY}))
+        while not stop.is_set():
+            await ws.send(json.dumps({"type": "preview.start", "size": [2048, 2048], "fps": 60}))
+            try:
+                while True:
+                    message = await asyncio.wait_for(ws.recv(), timeout=0.5)
+                    if isinstance(message, str) and json.loads(message).get("code") == "render_failed":
+                        break
+            except asyncio.TimeoutError:
+                pass
+
+
+async def http_renderer(url, stop):
+    """POSTs 2048² renders of the heavy shader back to back."""
+    http = url.replace("ws://", "http://").rstrip("/")
+    while not stop.is_set():
+        process = await asyncio.create_subprocess_exec(
+            "curl", "-s", "-o", "/dev/null", "--data-binary", HEAVY, http + "/render?function=heavy&size=2048x2048",
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        await process.wait()
+
+
+async def attack(args):
+    alone = await bystander_fps(args.server.url, args.seconds, args.size, args.fps)
+    print(f"bystander alone ({args.size}², asks {args.fps:.0f} fps): {alone:.1f} frames/s")
+    for name, make in [("2 heavy previewers", lambda stop: [heavy_previewer(args.server.url, stop) for _ in range(2)]),
+                       ("2 clients POSTing heavy /render", lambda stop: [http_renderer(args.server.url, stop) for _ in range(2)])]:
+        stop = asyncio.Event()
+        attackers = [asyncio.create_task(a) for a in make(stop)]
+        await asyncio.sleep(1)
+        rate = await bystander_fps(args.server.url, args.seconds, args.size, args.fps)
+        stop.set()
+        await asyncio.gather(*attackers, return_exceptions=True)
+        print(f"bystander beside {name}: {rate:.1f} frames/s ({100 * rate / alone:.0f}% of alone)")
 
 
 async def idle(args):
@@ -175,11 +242,14 @@ def main():
     p = sub.add_parser("viewers"); p.add_argument("--clients", type=int, default=50); p.add_argument("--size", type=int, default=256)
     p.add_argument("--fps", type=float, default=30); p.add_argument("--seconds", type=float, default=10)
     p = sub.add_parser("idle"); p.add_argument("--clients", type=int, default=1000)
+    p = sub.add_parser("attack"); p.add_argument("--seconds", type=float, default=10); p.add_argument("--size", type=int, default=256)
+    p.add_argument("--fps", type=float, default=30)
     args = parser.parse_args()
     extra = ["--compiles-per-second", "1000"] if args.command in ("latency", "editors") else []
     args.server = Server(args.url, extra)
     try:
-        asyncio.run({"latency": latency, "editors": editors, "viewers": viewers, "idle": idle}[args.command](args))
+        asyncio.run({"latency": latency, "editors": editors, "viewers": viewers, "idle": idle,
+                     "attack": attack}[args.command](args))
     finally:
         args.server.stop()
 

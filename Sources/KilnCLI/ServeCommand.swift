@@ -39,6 +39,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Worker threads (0 = one per core).") var workers = 0
     @Option(help: "Tile threads per frame (0 = the cores shared among previewing sessions).") var renderThreads = 0
     @Option(help: "Most work one frame may do, in weighted lane-instructions (10^10 is about a second of one core).") var maxFrameWork = 10_000_000_000
+    @Option(help: "A session whose last frame took longer than this many seconds renders on at most all workers but one.") var heavyFrameSeconds = 0.05
     @Option(help: "Seconds SIGTERM/SIGINT waits for running compiles and renders before exiting anyway (a second signal exits at once).") var shutdownGrace = 2.0
     @Flag(help: "Print libwebsockets' errors and warnings.") var verbose = false
 
@@ -81,6 +82,7 @@ struct ServeCommand: ParsableCommand {
         settings.workerThreads = workers
         settings.renderThreadsPerFrame = renderThreads
         settings.maxFrameWork = maxFrameWork
+        settings.heavyFrameSeconds = heavyFrameSeconds
         return settings
     }
 

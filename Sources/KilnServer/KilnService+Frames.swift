@@ -89,13 +89,14 @@ extension KilnService {
         let sequence = session.sequence
         let generation = session.generation
         let cancellation = session.frameCancellation
+        let heavy = session.lastFrameSeconds > settings.heavyFrameSeconds
         let time = session.clock.time(at: now)
         // A paused clock renders one frame per change, not the same frame at the frame rate.
         session.nextFrameDue = session.clock.playing ? max(session.nextFrameDue + interval, now) : .infinity
         let due = session.nextFrameDue
         session.lock.unlock()
 
-        workers.submit(staleOnly ? .urgent : .normal) { [self] in
+        workers.submit(heavy ? .heavy : staleOnly ? .urgent : .normal) { [self] in
             renderFrame(session, library: library, preview: preview, time: time, sequence: sequence, generation: generation,
                         cancellation: cancellation)
         }
@@ -125,6 +126,9 @@ extension KilnService {
             let pixels = try renderer.render(request)
             let seconds = monotonicSeconds() - started
             metrics.observeRender(seconds: seconds)
+            session.lock.lock()
+            session.lastFrameSeconds = seconds
+            session.lock.unlock()
             // The output size follows the renderer (effects take their content's size).
             let (width, height) = outputSize(pixels.count, preview: preview, content: content)
             let payload = preview.format == .png ? try renderer.encodePNG(premultiplied: pixels, width: width, height: height) : pixels
@@ -143,6 +147,10 @@ extension KilnService {
             metrics.increment("kiln_renders_cancelled_total")
         } catch {
             metrics.increment("kiln_renders_failed_total")
+            // A frame that failed over its work budget was as expensive as frames get.
+            session.lock.lock()
+            session.lastFrameSeconds = .infinity
+            session.lock.unlock()
             session.lock.lock()
             session.renderFailed = true
             let id = preview.requestID

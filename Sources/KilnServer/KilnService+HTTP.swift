@@ -40,9 +40,9 @@ extension KilnService {
             workers.submit(.urgent) { [self] in request.respond(compileResponse(request)) }
         case ("POST", "/render") where request.body.first == UInt8(ascii: "{"):
             // A JSON body is a scene document (docs/scenes.md); anything else is shader source.
-            workers.submit(.normal) { [self] in request.respond(sceneRenderResponse(request)) }
+            workers.submit(.heavy) { [self] in request.respond(sceneRenderResponse(request)) }
         case ("POST", "/render"):
-            workers.submit(.normal) { [self] in request.respond(renderResponse(request)) }
+            workers.submit(.heavy) { [self] in request.respond(renderResponse(request)) }
         case ("GET", "/shaders"), ("GET", "/shaders/"):
             request.respond(listResponse(settings.shadersDirectory, route: "shaders", extensions: [".metal", ".h"]))
         case ("GET", let path) where path.hasPrefix("/shaders/"):

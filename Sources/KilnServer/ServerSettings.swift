@@ -31,6 +31,10 @@ public struct ServerSettings: Sendable {
     /// weighted lane-instructions (`RenderLimits.maxFrameWork`); 10¹⁰ is about a second of
     /// one core, so no client holds a worker much longer than that per frame.
     public var maxFrameWork = 10_000_000_000
+    /// A session whose last frame took longer than this is "heavy": its frames wait in the
+    /// pool's heavy queue, which never occupies every worker (`WorkerPool`), so cheap
+    /// previews keep their frame rate beside expensive ones.
+    public var heavyFrameSeconds = 0.05
     /// Render threads per frame (tiles); 0 shares the cores among the previewing sessions
     /// (all of them for one session, one each when many preview at once).
     public var renderThreadsPerFrame = 0

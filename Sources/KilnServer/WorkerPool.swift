@@ -4,20 +4,27 @@ import Foundation
 /// does. Urgent jobs — compiles and the first frame of an edit — jump ahead of the rest:
 /// an edit must not wait behind other sessions' animation frames. Normal jobs are FIFO
 /// and each session has at most one frame rendering, so every session keeps getting
-/// frames when the cores are saturated.
+/// frames when the cores are saturated. Heavy jobs — frames of sessions whose frames are
+/// expensive, HTTP renders — run on at most `threads − 1` workers at once, so however
+/// many clients send expensive work, one worker stays free for everyone else's cheap
+/// frames and compiles (with one worker there is nothing to reserve).
 public final class WorkerPool: @unchecked Sendable {
-    public enum Priority { case urgent, normal }
+    public enum Priority { case urgent, normal, heavy }
 
     private let condition = NSCondition()
     private var urgentJobs: [() -> Void] = []
     private var normalJobs: [() -> Void] = []
     private var normalHead = 0
+    private var heavyJobs: [() -> Void] = []
+    private var runningHeavy = 0
+    private let heavyLimit: Int
     private var stopping = false
     private var threads: [Thread] = []
     private var running = 0
 
     public init(threads count: Int) {
         let count = count > 0 ? count : max(1, ProcessInfo.processInfo.activeProcessorCount)
+        heavyLimit = max(1, count - 1)
         for index in 0..<count {
             let thread = Thread { [self] in workLoop() }
             thread.name = "kiln-worker-\(index)"
@@ -33,8 +40,9 @@ public final class WorkerPool: @unchecked Sendable {
             switch priority {
             case .urgent: urgentJobs.append(job)
             case .normal: normalJobs.append(job)
+            case .heavy: heavyJobs.append(job)
             }
-            condition.signal()
+            condition.broadcast()
         }
         condition.unlock()
     }
@@ -45,6 +53,7 @@ public final class WorkerPool: @unchecked Sendable {
         stopping = true
         urgentJobs.removeAll()
         normalJobs.removeAll()
+        heavyJobs.removeAll()
         normalHead = 0
         condition.broadcast()
         while running > 0 { condition.wait() }
@@ -54,7 +63,10 @@ public final class WorkerPool: @unchecked Sendable {
     private func workLoop() {
         while true {
             condition.lock()
-            while !stopping && urgentJobs.isEmpty && normalHead == normalJobs.count { condition.wait() }
+            while !stopping && urgentJobs.isEmpty && normalHead == normalJobs.count
+                    && (heavyJobs.isEmpty || runningHeavy >= heavyLimit) {
+                condition.wait()
+            }
             if stopping {
                 running -= 1
                 condition.broadcast()
@@ -62,18 +74,29 @@ public final class WorkerPool: @unchecked Sendable {
                 return
             }
             let job: () -> Void
+            var heavy = false
             if !urgentJobs.isEmpty {
                 job = urgentJobs.removeFirst()
-            } else {
+            } else if normalHead < normalJobs.count {
                 job = normalJobs[normalHead]
                 normalHead += 1
                 if normalHead > 64, normalHead * 2 > normalJobs.count {
                     normalJobs.removeFirst(normalHead)
                     normalHead = 0
                 }
+            } else {
+                job = heavyJobs.removeFirst()
+                heavy = true
+                runningHeavy += 1
             }
             condition.unlock()
             job()
+            if heavy {
+                condition.lock()
+                runningHeavy -= 1
+                condition.broadcast()
+                condition.unlock()
+            }
         }
     }
 }
