@@ -27,6 +27,9 @@ extension KilnService {
     }
 
     /// Applies the session's queued edits in order, then asks for a frame of the result.
+    /// Edits before a later `scene.set` are answered `superseded` (the document they change
+    /// is replaced anyway), and an edit that brings new library sources spends compile
+    /// tokens like a `compile` does: without one it waits, still first in line.
     private func applyPendingEdits(_ state: SceneSessionState, session: LiveSession) {
         while true {
             state.lock.lock()
@@ -34,6 +37,14 @@ extension KilnService {
                 state.applyingEdits = false
                 state.lock.unlock()
                 return
+            }
+            if let lastSet = state.pendingEdits.lastIndex(where: { if case .set = $0.edit.kind { true } else { false } }),
+               lastSet > 0 {
+                let replaced = state.pendingEdits.prefix(lastSet)
+                state.pendingEdits.removeFirst(lastSet)
+                state.lock.unlock()
+                for (_, id) in replaced { send(session, .superseded(id: id)) }
+                continue
             }
             let (edit, id) = state.pendingEdits.removeFirst()
             let current = state.document
@@ -52,6 +63,23 @@ extension KilnService {
                 sendError(session, id: id, ProtocolError(.tooLarge, "scene size \(next.width)x\(next.height) exceeds maxPreviewSide = \(settings.maxPreviewSide)"))
                 continue
             }
+            let compiles = Self.newLibrarySources(in: next, comparedWith: current)
+            if compiles > 0 {
+                session.lock.lock()
+                let wait = session.refillCompileTokens(rate: settings.compilesPerSecond, now: monotonicSeconds())
+                if wait == 0 { session.compileTokens -= Double(compiles) }
+                session.lock.unlock()
+                if wait > 0 {
+                    state.lock.lock()
+                    state.pendingEdits.insert((edit, id), at: 0)
+                    state.lock.unlock()
+                    DispatchQueue.global().asyncAfter(deadline: .now() + wait) { [weak self, weak session] in
+                        guard let self, let session, session.sink.isOpen else { return }
+                        workers.submit(.urgent) { self.applyPendingEdits(state, session: session) }
+                    }
+                    return
+                }
+            }
             state.lock.lock()
             state.document = next
             state.version += 1
@@ -60,6 +88,14 @@ extension KilnService {
             let format = edit.format
             workers.submit(.normal) { [self] in renderScene(state, version: version, session: session, id: id, format: format) }
         }
+    }
+
+    /// Library sources `next` has that `current` did not: each is a compile.
+    static func newLibrarySources(in next: SceneDocument, comparedWith current: SceneDocument?) -> Int {
+        func sources(_ document: SceneDocument?) -> Set<String> {
+            Set((document?.libraries.values ?? [:].values).compactMap { if case .source(let text) = $0 { text } else { nil } })
+        }
+        return sources(next).subtracting(sources(current)).count
     }
 
     /// The document after one edit.

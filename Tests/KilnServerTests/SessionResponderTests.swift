@@ -183,6 +183,42 @@ import Testing
         #expect(functions == 1)
     }
 
+    /// Issue 14: `scene.set` compiled every new library source at once (961/s measured).
+    /// Now each new source spends a compile token, a burst is coalesced (edits before a
+    /// later `scene.set` are `superseded`), every message gets one answer, and the last
+    /// document is the one drawn.
+    @Test func sceneLibrariesSpendTheCompileBudget() throws {
+        let rate = 5.0
+        let (service, _) = Self.service { $0.compilesPerSecond = rate }
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        let count = 50
+        let started = monotonicSeconds()
+        for index in 0..<count {
+            Thread.sleep(forTimeInterval: 0.02)     // spaced out, so coalescing alone cannot absorb them
+            let library = "[[ stitchable ]] half4 tint(float2 position, half4 color) { return color * \(index).0h / \(count).0h; }"
+            let scene: [String: Any] = [
+                "width": 8, "height": 8, "libraries": ["fx": ["source": library]],
+                "layers": [["id": "bg", "type": "background", "paint": ["background-color": "#ffffff"]],
+                           ["id": "fx", "type": "effect", "library": "fx", "function": "tint"]],
+            ]
+            let message: [String: Any] = ["type": "scene.set", "id": index, "scene": scene]
+            service.receive(text: String(decoding: try JSONSerialization.data(withJSONObject: message), as: UTF8.self), session: session)
+        }
+        func answered(_ id: Int) -> Bool {
+            sink.messages.contains { ["scene.rendered", "superseded"].contains($0.object["type"] as? String) && $0.object["id"] as? Int == id }
+        }
+        #expect(sink.wait(timeout: 20) { _ in (0..<count).allSatisfy(answered) })
+        let rendered = sink.messages.filter { $0.object["type"] as? String == "scene.rendered" }.compactMap { $0.object["id"] as? Int }
+        #expect(rendered.last == count - 1)
+        // A burst of 1/rate plus what the rate allows while the test ran; not one per message.
+        let elapsed = monotonicSeconds() - started
+        #expect(Double(rendered.count) <= rate + elapsed * rate + 1, "\(rendered.count) compiled in \(elapsed) s")
+        #expect(rendered.count < count / 2)
+        #expect(!sink.messages.contains { $0.object["type"] as? String == "error" })
+    }
+
     @Test func closingASessionDropsItsPendingCompile() throws {
         let (service, _) = Self.service { $0.compilesPerSecond = 1 }
         defer { service.stop() }
