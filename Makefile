@@ -24,10 +24,11 @@ PORT         ?= 8080
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Fuzzing: how long one `make fuzz` run lasts, and where the corpus lives.
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS    ?= 10000000
 FUZZ_CORPUS  ?= $(FUZZ_BUILD)/corpus
 FUZZ_BUILD   ?= .build-fuzz
 
-.PHONY: help deps e2e-deps build run examples test check-self-contained test-swift test-e2e bench bench-compile bench-server fuzz fuzz-build clean
+.PHONY: help deps e2e-deps build run examples test check-self-contained test-swift test-e2e bench bench-compile bench-server fuzz fuzz-build fuzz-corpus fuzz-long clean
 
 help:
 	@echo "make run            build (release) and serve the browser page, the API and the examples on http://localhost:$(PORT)/"
@@ -36,6 +37,7 @@ help:
 	@echo "make bench-server   edit latency, frames/s and memory of kiln serve under load (tools/server_load.py)"
 	@echo "make bench          throughput and first-frame benchmarks (kiln bench), then compile times"
 	@echo "make fuzz           build the libFuzzer target and fuzz for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
+	@echo "make fuzz-long      fuzz FUZZ_RUNS=$(FUZZ_RUNS) inputs (hours; not in CI)"
 	@echo "make clean          remove build products and $(OUT)/"
 
 # Installs the Debian packages of $(1) that are missing (dpkg -s tells whether one is).
@@ -121,10 +123,23 @@ fuzz-build: deps
 	$(SWIFT) build -c release --scratch-path $(FUZZ_BUILD) --product KilnFuzz \
 		-Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
 
-fuzz: fuzz-build
+# The corpus: every shader in the repository and the libraries they compile to (so
+# mutations of real libraries reach the verifier and the VM).
+fuzz-corpus: build
 	@mkdir -p $(FUZZ_CORPUS)
-	@cp -n shaders/*.metal shaders/*.h $(FUZZ_CORPUS)/ 2>/dev/null || true
-	$(FUZZ_BUILD)/release/KilnFuzz $(FUZZ_CORPUS) -max_total_time=$(FUZZ_SECONDS) -max_len=16384
+	@for f in shaders/*.metal shaders/*.h bench/*.metal Tests/Conformance/shaders/*.metal Tests/Derivatives/*.metal \
+		$$(find Tests/Projects -name '*.metal' -o -name '*.h'); do cp -n "$$f" $(FUZZ_CORPUS)/ 2>/dev/null; done; true
+	@for f in shaders/*.metal bench/*.metal; do \
+		$(KILN) compile "$$f" -I shaders -o $(FUZZ_CORPUS)/$$(basename $$f .metal).kilnlib >/dev/null 2>&1; done; true
+
+fuzz: fuzz-build fuzz-corpus
+	$(FUZZ_BUILD)/release/KilnFuzz $(FUZZ_CORPUS) -dict=tools/fuzz.dict -max_total_time=$(FUZZ_SECONDS) -max_len=16384
+
+# Issue 14's scale: 10^7 inputs (sources and mutated libraries alike), not in CI. libFuzzer
+# prints its count and rate as it goes and a summary at the end; see README "Fuzzing".
+fuzz-long: fuzz-build fuzz-corpus
+	$(FUZZ_BUILD)/release/KilnFuzz $(FUZZ_CORPUS) -dict=tools/fuzz.dict -runs=$(FUZZ_RUNS) -max_len=16384 \
+		-timeout=10 -rss_limit_mb=4096 -print_final_stats=1
 
 clean:
 	$(SWIFT) package clean

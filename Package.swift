@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(name: "kiln", dependencies: ["KilnCLI"]),
         // libFuzzer target over the whole compile + verify pipeline (see README "Fuzzing").
         // A normal build makes a corpus-replay tool; `-DFUZZING -sanitize=fuzzer` makes the fuzzer.
-        .executableTarget(name: "KilnFuzz", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode"]),
+        .executableTarget(name: "KilnFuzz", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnVM"]),
         // Helpers shared by the test targets: repository files, golden files, seeded generators.
         .target(name: "KilnTestSupport", path: "Tests/KilnTestSupport"),
         .testTarget(name: "KilnLanguageTests", dependencies: ["KilnLanguage", "KilnTestSupport"], exclude: ["Golden"]),

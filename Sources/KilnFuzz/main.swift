@@ -2,9 +2,11 @@
 //
 // Every input is used twice: as shader source text for `Compiler.compile` (lexer,
 // preprocessor, parser, checker, compiler) and as library bytes for
-// `LibraryReader.decode` (reader + verifier), followed by the disassembler on whatever
-// decodes. Neither may crash, hang or trap on any input. One property is checked too:
-// a library the compiler produces must survive an encode/decode round trip.
+// `LibraryReader.decode` (reader + verifier), followed by the disassembler and one batch
+// of every function in the VM on whatever compiles or decodes (a verified library is all
+// the VM needs to run memory-safely, hostile or not). Nothing may crash, hang or trap on
+// any input. One property is checked too: a library the compiler produces must survive
+// an encode/decode round trip.
 //
 // Two builds of this file:
 // - the fuzzer (`-DFUZZING -sanitize=fuzzer -parse-as-library`, see README "Fuzzing"):
@@ -15,6 +17,7 @@ import Foundation
 import KilnBytecode
 import KilnCompiler
 import KilnLanguage
+import KilnVM
 
 /// Runs one input through every consumer of untrusted bytes.
 func fuzzOne(_ bytes: [UInt8]) {
@@ -28,11 +31,41 @@ func fuzzOne(_ bytes: [UInt8]) {
         } catch {
             fatalError("the verifier rejects a library the compiler produced: \(error)")
         }
+        runOneBatch(library)
     }
     // As a library: anything that decodes has been verified; print it to exercise the
-    // disassembler's table lookups on hostile (but verified) input.
+    // disassembler's table lookups on hostile (but verified) input, and run it.
     if let library = try? LibraryReader.decode(bytes) {
         _ = Disassembler.disassemble(library)
+        runOneBatch(library)
+    }
+}
+
+/// Runs every function of a verified library for one batch, with zero arguments, empty
+/// buffers, small textures (output textures too) and a small lane budget, so a hostile
+/// library's loops end quickly. Budget errors are expected; a crash is a finding.
+func runOneBatch(_ library: Library) {
+    var limits = ExecutionLimits()
+    limits.instructionBudgetPerLane = 4096
+    let texel = [Float](repeating: 0.5, count: 4 * 4 * 4)
+    for index in library.functions.indices.prefix(8) {
+        let function = library.functions[index]
+        let resources = DrawResources(
+            uniforms: [UInt32](repeating: 0, count: Int(min(function.uniformWordCount, 1 << 12))),
+            buffers: Array(repeating: [1, 2, 3, 4], count: Int(min(function.bufferCount, 32))),
+            textures: Array(repeating: Texture(width: 4, height: 4, pixels: texel), count: Int(min(function.textureCount, 32))),
+            limits: limits)
+        guard let executor = try? Executor(PreparedFunction(library: library, functionIndex: index), resources: resources) else {
+            continue
+        }
+        for slot in function.inputs {
+            for component in 0..<min(slot.type.componentCount, 64) {
+                let register = Int(slot.register) + component
+                guard register < Int(function.registerCount) else { break }
+                executor.floatLanes(UInt16(register)).update(repeating: 1.5, count: laneCount)
+            }
+        }
+        _ = try? executor.run()
     }
 }
 

@@ -194,14 +194,33 @@ extension KilnService {
             session.lock.unlock()
             return cached
         }
-        session.lock.unlock()
-        let content = try renderer.builtinContent(named: name, width: preview.width, height: preview.height)
-        session.lock.lock()
         // Only the current preview size is kept: a client cycling sizes near the maximum
-        // would otherwise hold several full-size images per content name.
+        // would otherwise hold several full-size images per content name. The image is
+        // accounted before it is made.
         let size = "@\(preview.width)x\(preview.height)"
-        session.builtinCache = session.builtinCache.filter { $0.key.hasSuffix(size) }
-        session.builtinCache[key] = content
+        guard !session.closed else {
+            session.lock.unlock()
+            throw ContentError(message: "the session closed")
+        }
+        let kept = session.builtinCache.filter { $0.key.hasSuffix(size) }
+        let needed = session.contentBytes(builtin: kept) + ContentMemory.bytes(width: preview.width, height: preview.height)
+        guard contentMemory.set(session, bytes: needed) else {
+            session.lock.unlock()
+            throw ContentError(message: contentMemory.refusal("the \(name) content at \(preview.width)x\(preview.height)"))
+        }
+        session.builtinCache = kept
+        session.lock.unlock()
+        let content: PreviewContent
+        do {
+            content = try renderer.builtinContent(named: name, width: preview.width, height: preview.height)
+        } catch {
+            session.lock.lock()
+            _ = contentMemory.set(session, bytes: session.contentBytes())     // give the reservation back
+            session.lock.unlock()
+            throw error
+        }
+        session.lock.lock()
+        if !session.closed { session.builtinCache[key] = content }
         session.lock.unlock()
         return content
     }

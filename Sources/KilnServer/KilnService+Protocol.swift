@@ -27,6 +27,7 @@ extension KilnService {
             session.lock.lock()
             session.preview = nil
             session.builtinCache.removeAll()        // regenerated on the next preview
+            _ = contentMemory.set(session, bytes: session.contentBytes())
             session.lock.unlock()
             send(session, .previewStopped(id: id))
         case .clock(let action): changeClock(action, session: session, id: id)
@@ -209,6 +210,17 @@ extension KilnService {
             do {
                 let content = try renderer.decodeContent(png: png, maxSide: maxSide)
                 session.lock.lock()
+                var uploads = session.uploads
+                uploads[slot] = content
+                guard !session.closed else {
+                    session.lock.unlock()
+                    return
+                }
+                guard contentMemory.set(session, bytes: session.contentBytes(uploads: uploads)) else {
+                    session.lock.unlock()
+                    sendError(session, id: id, ProtocolError(.tooLarge, contentMemory.refusal("the \(content.width)x\(content.height) upload")))
+                    return
+                }
                 session.uploads[slot] = content
                 switch slot {
                 case .content: session.preview?.contentName = "upload"

@@ -16,6 +16,7 @@ public final class KilnService: @unchecked Sendable {
     public let cache: CompileCache
     let renderer: PreviewRenderer
     let workers: WorkerPool
+    let contentMemory: ContentMemory
     private(set) var server: WebSocketServer?
 
     let sessionsLock = NSLock()
@@ -39,6 +40,7 @@ public final class KilnService: @unchecked Sendable {
         self.renderer = renderer
         self.cache = CompileCache(capacity: settings.compileCacheEntries)
         self.workers = WorkerPool(threads: settings.workerThreads)
+        self.contentMemory = ContentMemory(limit: settings.maxContentBytes)
     }
 
     /// Binds the port and starts serving; returns once listening.
@@ -109,7 +111,11 @@ public final class KilnService: @unchecked Sendable {
         if let closing = sessions[id] {
             closing.lock.lock()
             closing.frameCancellation.cancel()
+            closing.closed = true
+            closing.uploads.removeAll()
+            closing.builtinCache.removeAll()
             closing.lock.unlock()
+            _ = contentMemory.set(closing, bytes: 0)
         }
         sessions[id] = nil
         scheduleOrder.removeAll { $0 == id }

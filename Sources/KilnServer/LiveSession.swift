@@ -53,6 +53,8 @@ final class LiveSession: @unchecked Sendable {
     /// Cancels the frames of the current generation: replaced on every new library, and
     /// cancelled for good when the session closes, so no worker renders for nobody.
     var frameCancellation = RenderCancellation()
+    /// Set when the session closes: work still running for it must not take memory again.
+    var closed = false
     /// How long the session's last frame took to render (it decides the frames' queue).
     var lastFrameSeconds = 0.0
     var preview: PreviewSettings?

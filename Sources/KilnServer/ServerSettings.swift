@@ -42,6 +42,10 @@ public struct ServerSettings: Sendable {
     public var token: String?
     /// Allowed `Origin` values for browser connections; empty allows any.
     public var allowedOrigins: [String] = []
+    /// Memory all sessions together may keep in content images (uploads and built-in content
+    /// at the preview size, 16 bytes a pixel); past it a new image is refused with a clear
+    /// error. 8 GiB is 128 sessions previewing 2048² with two generated contents each.
+    public var maxContentBytes = 8 << 30
     /// Largest uploaded content image, in pixels per side (never more than `maxPreviewSide`:
     /// content is drawn at the preview's size at most).
     public var maxUploadSide = 4096

@@ -1,27 +1,30 @@
 /// An image the VM samples: premultiplied RGBA binary32, four floats per texel, row 0 at the top.
 ///
-/// The texels are also copied once into storage the texture owns, so the VM's hot loop can
-/// read them through a stable pointer without touching the array (no retain, no bounds check,
-/// no escaping `withUnsafeBufferPointer`). Missing pixels (a `pixels` array shorter than
+/// The texels are copied once into storage the texture owns, so the VM's hot loop can read
+/// them through a stable pointer without touching an array (no retain, no bounds check, no
+/// escaping `withUnsafeBufferPointer`). The array given to `init` is not kept: a 2048²
+/// content image is 64 MiB, and the server keeps many (issue 14 measured ~270 MB a session
+/// when both copies were kept). Missing pixels (a `pixels` array shorter than
 /// `width × height × 4`) read as transparent black; negative sizes count as 0.
 public struct Texture: Sendable {
     public let width: Int
     public let height: Int
-    /// Premultiplied RGBA, `(y × width + x) × 4 + channel`.
-    public let pixels: [Float]
-    /// The same texels behind a stable pointer, always exactly `width × height × 4` floats.
+    /// The texels behind a stable pointer, always exactly `width × height × 4` floats.
     let storage: TexelStorage
 
     public init(width: Int, height: Int, pixels: [Float]) {
         self.width = max(0, width)
         self.height = max(0, height)
-        self.pixels = pixels
         self.storage = TexelStorage(width: self.width, height: self.height, pixels: pixels)
     }
 
+    /// A copy of the texels: premultiplied RGBA, `(y × width + x) × 4 + channel`,
+    /// `width × height × 4` floats. Loops should read `withTexels` instead.
+    public var pixels: [Float] { withTexels { Array($0) } }
+
     /// A texture a kernel writes (`Binding.outputTexture`): transparent black until
     /// `texwrite` stores into it, in place, so every executor bound to it sees the same
-    /// texels. `pixels` stays empty; `withTexels` reads what was written.
+    /// texels; `withTexels` reads what was written.
     public static func target(width: Int, height: Int) -> Texture {
         Texture(width: width, height: height, pixels: [])
     }

@@ -219,6 +219,40 @@ import Testing
         #expect(!sink.messages.contains { $0.object["type"] as? String == "error" })
     }
 
+    /// Issue 14: content images were unbounded (7 connections uploading 4096² content used
+    /// 7.4 GB). They are accounted server-wide against `maxContentBytes`: past it a new
+    /// image is refused with an error naming the setting, and a closed session gives its
+    /// share back.
+    @Test func contentImagesShareOneMemoryBudget() throws {
+        // Room for two 128×128 contents (256 KiB each), so exactly one session's preview.
+        let (service, _) = Self.service { $0.maxContentBytes = 2 * 128 * 128 * 16 }
+        defer { service.stop() }
+        func previewer() -> (Int, RecordingSink) {
+            let sink = RecordingSink()
+            let session = service.openSession(sink)
+            service.receive(text: Self.compileMessage(id: 1, source: waveSource), session: session)
+            _ = sink.message("compiled")
+            service.receive(text: #"{"type":"preview.start","id":2,"size":[128,128],"content2":"checker"}"#, session: session)
+            return (session, sink)
+        }
+        let (first, firstSink) = previewer()
+        #expect(firstSink.wait { _ in firstSink.frames.count >= 1 })
+        #expect(service.contentMemory.inUse == 2 * 128 * 128 * 16)
+        let (second, secondSink) = previewer()
+        let refused = try #require(secondSink.message("error"))
+        #expect(refused["code"] as? String == "render_failed")
+        #expect((refused["message"] as? String)?.contains("--max-content-bytes") == true, "\(refused)")
+        #expect(secondSink.frames.isEmpty)
+        #expect(service.contentMemory.inUse == 2 * 128 * 128 * 16)
+        // The first goes away: its share comes back and the second previews.
+        service.closeSession(first)
+        #expect(service.contentMemory.inUse == 0)
+        service.receive(text: #"{"type":"preview.update","size":[128,128]}"#, session: second)
+        #expect(secondSink.wait { _ in secondSink.frames.count >= 1 })
+        service.closeSession(second)
+        #expect(service.contentMemory.inUse == 0)
+    }
+
     @Test func closingASessionDropsItsPendingCompile() throws {
         let (service, _) = Self.service { $0.compilesPerSecond = 1 }
         defer { service.stop() }
