@@ -28,7 +28,7 @@ FUZZ_RUNS    ?= 10000000
 FUZZ_CORPUS  ?= $(FUZZ_BUILD)/corpus
 FUZZ_BUILD   ?= .build-fuzz
 
-.PHONY: help deps e2e-deps build run examples test check-self-contained test-swift test-e2e bench bench-compile bench-server fuzz fuzz-build fuzz-corpus fuzz-long clean
+.PHONY: help deps e2e-deps build run examples test check-self-contained test-swift test-e2e bench bench-compile bench-server fuzz fuzz-build fuzz-corpus fuzz-long soak clean
 
 help:
 	@echo "make run            build (release) and serve the browser page, the API and the examples on http://localhost:$(PORT)/"
@@ -38,6 +38,7 @@ help:
 	@echo "make bench          throughput and first-frame benchmarks (kiln bench), then compile times"
 	@echo "make fuzz           build the libFuzzer target and fuzz for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
 	@echo "make fuzz-long      fuzz FUZZ_RUNS=$(FUZZ_RUNS) inputs (hours; not in CI)"
+	@echo "make soak           50 editing clients for SOAK_MINUTES=$(SOAK_MINUTES) min: RSS drift, fairness, edit latency"
 	@echo "make clean          remove build products and $(OUT)/"
 
 # Installs the Debian packages of $(1) that are missing (dpkg -s tells whether one is).
@@ -109,6 +110,12 @@ bench-server: build
 	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/server_load.py viewers
 	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/server_load.py idle
 	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/server_load.py attack
+
+# Issue 14's soak: 50 editing clients against one server for an hour, a table a minute
+# (RSS, frames/s fairness, edit latency); not in CI. SOAK_MINUTES=5 for a short one.
+SOAK_MINUTES ?= 60
+soak: build e2e-deps
+	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/soak.py --clients 50 --minutes $(SOAK_MINUTES)
 
 bench: build
 	$(KILN) bench
