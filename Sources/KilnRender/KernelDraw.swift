@@ -21,7 +21,7 @@ final class KernelDraw: PreparedDraw {
     private let output: Texture
     /// Every output texture, cleared before each frame.
     private let targets: [Texture]
-    private let inputs: [(register: UInt16, attribute: String, components: Int)]
+    private let inputs: [(register: UInt16, position: Position, components: Int)]
     private let limits: RenderLimits
     private let cancellation: RenderCancellation?
 
@@ -53,7 +53,7 @@ final class KernelDraw: PreparedDraw {
         var shaders: [LaneShader] = []
         for _ in 0..<threads { shaders.append(try stage.makeShader()) }
         self.shaders = shaders
-        inputs = function.inputs.map { ($0.register, $0.attribute, $0.type.componentCount) }
+        inputs = function.inputs.map { ($0.register, Position(attribute: $0.attribute), $0.type.componentCount) }
     }
 
     func render(into pixels: UnsafeMutablePointer<UInt8>) throws(RenderError) {
@@ -84,29 +84,47 @@ final class KernelDraw: PreparedDraw {
         }
     }
 
+    /// Which position a kernel lane input holds, read from its attribute once per draw.
+    enum Position {
+        case inGrid, grid, local, group, index, threadsPerGrid, threadsPerGroup, groups, unknown
+
+        init(attribute: String) {
+            switch attribute {
+            case LaneSlot.inGridName: self = .inGrid
+            case "thread_position_in_grid": self = .grid
+            case "thread_position_in_threadgroup": self = .local
+            case "threadgroup_position_in_grid": self = .group
+            case "thread_index_in_threadgroup": self = .index
+            case "threads_per_grid": self = .threadsPerGrid
+            case "threads_per_threadgroup": self = .threadsPerGroup
+            case "threadgroups_per_grid": self = .groups
+            default: self = .unknown
+            }
+        }
+    }
+
     /// The thread-position inputs of the threadgroup whose first thread is (`x0`, `y0`).
     private func writeInputs(_ shader: LaneShader, x0: Int, y0: Int) {
         let size = Self.groupSize
         let groups = ((width + size - 1) / size, (height + size - 1) / size)
         for input in inputs {
-            // Each component is a function of the lane: (x, y, z) of one of the positions.
-            let value: (Int, Int) -> (Int, Int, Int)
-            switch input.attribute {
-            case LaneSlot.inGridName:
-                value = { x, y in (x0 + x < self.width && y0 + y < self.height ? 1 : 0, 0, 0) }
-            case "thread_position_in_grid": value = { x, y in (x0 + x, y0 + y, 0) }
-            case "thread_position_in_threadgroup": value = { x, y in (x, y, 0) }
-            case "threadgroup_position_in_grid": value = { _, _ in (x0 / size, y0 / size, 0) }
-            case "thread_index_in_threadgroup": value = { x, y in (y * size + x, 0, 0) }
-            case "threads_per_grid": value = { _, _ in (self.width, self.height, 1) }
-            case "threads_per_threadgroup": value = { _, _ in (size, size, 1) }
-            case "threadgroups_per_grid": value = { _, _ in (groups.0, groups.1, 1) }
-            default: value = { _, _ in (0, 0, 0) }
-            }
             for component in 0..<min(input.components, 3) {
                 let lanes = shader.lanes(input.register + UInt16(component))
                 for lane in 0..<laneCount {
-                    let v = value(lane % size, lane / size)
+                    // (x, y, z) of the position, for the lane at (x, y) of the threadgroup.
+                    let x = lane % size, y = lane / size
+                    let v: (Int, Int, Int)
+                    switch input.position {
+                    case .inGrid: v = (x0 + x < width && y0 + y < height ? 1 : 0, 0, 0)
+                    case .grid: v = (x0 + x, y0 + y, 0)
+                    case .local: v = (x, y, 0)
+                    case .group: v = (x0 / size, y0 / size, 0)
+                    case .index: v = (y * size + x, 0, 0)
+                    case .threadsPerGrid: v = (width, height, 1)
+                    case .threadsPerGroup: v = (size, size, 1)
+                    case .groups: v = (groups.0, groups.1, 1)
+                    case .unknown: v = (0, 0, 0)
+                    }
                     lanes[lane] = UInt32(truncatingIfNeeded: component == 0 ? v.0 : component == 1 ? v.1 : v.2)
                 }
             }
