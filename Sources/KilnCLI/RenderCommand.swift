@@ -146,6 +146,11 @@ struct RenderCommand: ParsableCommand {
 
     /// The functions to render: `--function`, or every entry that draws on its own.
     func selectFunctions(in library: Library) throws -> [Function] {
+        try Self.selectFunctions(in: library, named: function)
+    }
+
+    /// `named`, or every entry of `library` that draws on its own (`kiln bench shader` too).
+    static func selectFunctions(in library: Library, named function: String?) throws -> [Function] {
         if let function {
             guard let found = library.function(named: function) else {
                 let names = library.functions.map(\.name).joined(separator: ", ")

@@ -22,6 +22,7 @@ final class EffectDraw: PreparedDraw {
     private let opaque = UnsafeMutablePointer<Float>.allocate(capacity: laneCount)
     private let limits: RenderLimits
     private let cancellation: RenderCancellation?
+    private(set) var lastFrameCounts = FrameCounts()
 
     deinit { opaque.deallocate() }
 
@@ -77,6 +78,7 @@ final class EffectDraw: PreparedDraw {
                 failures.record(error)
             }
         }
+        lastFrameCounts = budget.counts
         if let failure = failures.first { throw failure }
     }
 

@@ -20,6 +20,7 @@ final class FrameBudget: @unchecked Sendable {
     private let limit: Int
     private let cancellation: RenderCancellation?
     private let used = Atomic<Int>(0)
+    private let executed = Atomic<Int>(0)
 
     /// Work one core does in a second on the development machine (a 64-lane `fadd` takes
     /// about 6.5 ns; `Opcode.workCost` scales the rest to it). Only used to say roughly how
@@ -31,13 +32,33 @@ final class FrameBudget: @unchecked Sendable {
         self.cancellation = cancellation
     }
 
+    /// What the frame has done so far: lane-instructions, weighted and not.
+    var counts: FrameCounts {
+        FrameCounts(work: used.load(ordering: .relaxed), laneInstructions: executed.load(ordering: .relaxed))
+    }
+
     /// Charges the batch `shader` just ran; throws when the frame is over budget or cancelled.
     func charge(_ shader: LaneShader) throws(RenderError) {
+        executed.add(shader.instructions &* laneCount, ordering: .relaxed)
         let total = used.add(shader.work &* laneCount, ordering: .relaxed).newValue
         if let cancellation, cancellation.isCancelled { throw RenderError.cancelled }
         if total > limit {
             throw RenderError("the frame needs more work than allowed (limit maxFrameWork = \(limit) lane-instructions, "
                               + "about \(String(format: "%.1f", Double(limit) / Double(Self.workPerSecond))) s of one core); shorten the loops or preview a smaller size")
         }
+    }
+}
+
+/// What a frame executed, over every batch and worker (helper lanes and masked-off lanes
+/// included: every instruction runs over all 64 lanes of its batch).
+public struct FrameCounts: Sendable, Equatable {
+    /// Lane-instructions weighted by `Opcode.workCost` (what `maxFrameWork` limits).
+    public var work: Int
+    /// Lane-instructions.
+    public var laneInstructions: Int
+
+    public init(work: Int = 0, laneInstructions: Int = 0) {
+        self.work = work
+        self.laneInstructions = laneInstructions
     }
 }

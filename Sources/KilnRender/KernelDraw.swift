@@ -24,6 +24,7 @@ final class KernelDraw: PreparedDraw {
     private let inputs: [(register: UInt16, position: Position, components: Int)]
     private let limits: RenderLimits
     private let cancellation: RenderCancellation?
+    private(set) var lastFrameCounts = FrameCounts()
 
     init(request: RenderRequest, functionIndex: Int) throws(RenderError) {
         let function = request.library.functions[functionIndex]
@@ -77,6 +78,7 @@ final class KernelDraw: PreparedDraw {
                 failures.record(error)
             }
         }
+        lastFrameCounts = budget.counts
         if let failure = failures.first { throw failure }
         output.withTexels { texels in
             guard let source = texels.baseAddress else { return }

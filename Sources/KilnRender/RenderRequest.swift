@@ -108,6 +108,8 @@ public protocol PreparedDraw: AnyObject {
     var height: Int { get }
     /// Renders a frame into `pixels` (premultiplied RGBA8, `width × height × 4` bytes).
     func render(into pixels: UnsafeMutablePointer<UInt8>) throws(RenderError)
+    /// What the last frame rendered executed (zero before the first).
+    var lastFrameCounts: FrameCounts { get }
 }
 
 extension PreparedDraw {

@@ -13,6 +13,8 @@ protocol LaneShader: AnyObject {
     func run() throws(RenderError)
     /// The work of the last `run()` (`Executor.work`: weighted instructions, each over all lanes).
     var work: Int { get }
+    /// Instructions the last `run()` executed (unweighted, each over all lanes).
+    var instructions: Int { get }
 }
 
 /// A library function with its arguments, buffers and textures bound for one draw: makes
@@ -65,4 +67,5 @@ final class VMLaneShader: LaneShader {
     }
 
     var work: Int { executor.work }
+    var instructions: Int { executor.instructions }
 }

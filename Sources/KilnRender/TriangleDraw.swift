@@ -27,6 +27,7 @@ final class TriangleDraw: PreparedDraw {
     private let colorComponents: Int
     private let limits: RenderLimits
     private let cancellation: RenderCancellation?
+    private(set) var lastFrameCounts = FrameCounts()
 
     private struct Varying {
         var register: UInt16
@@ -135,6 +136,7 @@ final class TriangleDraw: PreparedDraw {
             try rasterize(corners, outputs: outputs, framebuffer: &framebuffer, batch: &batch, budget: budget)
         }
         try flush(&batch, outputs: outputs, framebuffer: &framebuffer, budget: budget)
+        lastFrameCounts = budget.counts
         for index in 0..<(width * height * 4) { pixels[index] = quantize(framebuffer[index]) }
     }
 

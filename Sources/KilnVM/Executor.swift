@@ -117,13 +117,16 @@ public final class Executor {
     /// of every instruction executed, each over all `laneCount` lanes. Draws add it up to
     /// bound a whole frame (`RenderLimits.maxFrameWork`).
     public private(set) var work = 0
+    /// Instructions the last `run()` executed (unweighted; each over all lanes).
+    public private(set) var instructions = 0
 
     private func runRange(_ code: [PreparedInstruction], start: Int) throws(VMError) {
-        var work = 0
+        var work = 0, instructions = 0
         let failure = code.withUnsafeBufferPointer { buffer in
-            Executor.execute(buffer.baseAddress!, machine, budget: budget, work: &work)
+            Executor.execute(buffer.baseAddress!, machine, budget: budget, work: &work, instructions: &instructions)
         }
         self.work = work
+        self.instructions = instructions
         if failure >= 0 { throw budgetError(instruction: start + failure) }
     }
 
@@ -132,7 +135,7 @@ public final class Executor {
     /// of the jump that exceeded the budget; `work` is the cost of what ran.
     @inline(never)
     static func execute(_ code: UnsafePointer<PreparedInstruction>, _ machine: Execution.Machine, budget: Int,
-                        work total: inout Int) -> Int {
+                        work total: inout Int, instructions: inout Int) -> Int {
         var pc = 0
         var executed = 0
         var work = 0
@@ -144,10 +147,11 @@ public final class Executor {
             case .next:
                 pc &+= 1
             case .jump(let target):
-                if target <= pc && executed > budget { total = work; return pc }
+                if target <= pc && executed > budget { total = work; instructions = executed; return pc }
                 pc = target
             case .finish:
                 total = work
+                instructions = executed
                 return -1
             }
         }

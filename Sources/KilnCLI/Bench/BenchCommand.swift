@@ -6,6 +6,6 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure rendering throughput and compile times.",
-        subcommands: [BenchThroughputCommand.self, BenchCompileCommand.self],
+        subcommands: [BenchThroughputCommand.self, BenchCompileCommand.self, BenchShaderCommand.self],
         defaultSubcommand: BenchThroughputCommand.self)
 }

@@ -84,6 +84,9 @@ struct FrameRenderer {
         }
     }
 
+    /// What the draw's last frame executed (lane-instructions, weighted and not).
+    func counts(of draw: PreparedDraw) -> FrameCounts { draw.lastFrameCounts }
+
     /// Renders a native benchmark shader on the renderer's tile scheduler.
     func renderNative(_ shader: any NativeShader, size: ImageSize) -> [UInt8] {
         var pixels = [UInt8](repeating: 0, count: size.pixelCount * 4)

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import KilnCompiler
+
+/// `kiln bench shader FILE`: how fast any shader renders — milliseconds per frame, pixels
+/// per second, and what a pixel costs in VM instructions — with no PNG encoding in the
+/// timing (rendering into memory only), so a real shader can be measured, not libpng.
+struct BenchShaderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shader",
+        abstract: "Measure how fast a shader's entry functions render.")
+
+    @Argument(help: "Shader files (.metal, .h) or one .kilnlib.")
+    var files: [String]
+
+    @Option(name: [.customShort("I"), .customLong("include-directory")], help: "A folder #include searches after the including file's own (repeatable).")
+    var includeDirectories: [String] = []
+
+    @Option(help: "Entry function to measure (default: every function that draws on its own).")
+    var function: String?
+
+    @Option(help: "Output size WIDTHxHEIGHT.")
+    var size = ImageSize(width: 512, height: 512)
+
+    @Option(help: "The clock for time arguments, in seconds.")
+    var time: Float = 1
+
+    @Option(help: "Seconds of steady rendering per function (at least 3 frames).")
+    var seconds: Double = 2
+
+    @Option(help: "Worker threads (default: the number of cores).")
+    var threads: Int?
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    func validate() throws {
+        guard seconds > 0, seconds <= 3600 else { throw ValidationError("--seconds must be in (0, 3600]") }
+        if let threads, threads < 1 || threads > 256 { throw ValidationError("--threads must be in 1...256") }
+    }
+
+    func run() throws {
+        let sources = try ShaderSources.load(files, includeDirectories: includeDirectories)
+        let build = ShaderBuild.compile(sources.files, searchPaths: sources.searchPaths)
+        guard let library = build.library else { throw CommandFailure("the shader does not compile") }
+        let workers = threads ?? ProcessInfo.processInfo.activeProcessorCount
+        var renderer = FrameRenderer(threads: workers)
+        renderer.maxFrameWork = .max
+        let contents = try renderer.loadContents("photo", "checker", size: size)
+        var table = TextTable([("function", .left), ("kind", .left), ("size", .left), ("ms/frame (median)", .right),
+                               ("Mpix/s", .right), ("first frame ms", .right), ("instructions/pixel", .right),
+                               ("work/pixel", .right), ("frames", .right)])
+        var records: [[String: Any]] = []
+        for function in try RenderCommand.selectFunctions(in: library, named: function) {
+            // The first frame includes preparing the draw (binding, the prologue per worker).
+            var draw = try renderer.prepare(library: library, function: function, size: size, contents: contents,
+                                            arguments: [:], time: time)
+            let first = try Measurement.time {
+                draw = try renderer.prepare(library: library, function: function, size: size, contents: contents,
+                                            arguments: [:], time: time)
+                _ = try renderer.render(draw)
+            }
+            let samples = try Measurement.repeated(seconds: seconds, minimumRuns: 3) { _ = try renderer.render(draw) }
+            let median = Measurement.median(samples)
+            let image = try renderer.render(draw)
+            let pixels = Double(image.width * image.height)
+            let counts = renderer.counts(of: draw)
+            let perPixel = Double(counts.laneInstructions) / pixels, workPerPixel = Double(counts.work) / pixels
+            table.add([function.name, function.kind.name, "\(image.width)x\(image.height)", Format.fixed(median * 1e3, 2),
+                       Format.fixed(pixels / median / 1e6, 1), Format.fixed(first * 1e3, 2),
+                       Format.fixed(perPixel, 1), Format.fixed(workPerPixel, 1), "\(samples.count)"])
+            records.append(["function": function.name, "kind": function.kind.name, "width": image.width, "height": image.height,
+                            "ms_per_frame": JSONText.rounded(median * 1e3, digits: 3),
+                            "mpix_per_s": JSONText.rounded(pixels / median / 1e6, digits: 2),
+                            "first_frame_ms": JSONText.rounded(first * 1e3, digits: 3),
+                            "instructions_per_pixel": JSONText.rounded(perPixel, digits: 2),
+                            "work_per_pixel": JSONText.rounded(workPerPixel, digits: 2), "frames": samples.count])
+        }
+        if json {
+            Console.current.line(JSONText.serialize(records))
+        } else {
+            Console.current.line("kiln bench shader: \(workers) threads, ≥ \(seconds) s per function, no PNG encoding")
+            Console.current.write(table.text)
+            Console.current.line("(instructions/pixel: lane-instructions over all batches ÷ pixels, helper and masked lanes "
+                                 + "included; work/pixel weighs each by its cost, as the frame budget does)")
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+@testable import KilnCLI
+
+/// `kiln bench shader`: any shader's frame time and per-pixel cost, rendered into memory.
+@Suite("kiln bench shader") struct BenchShaderCommandTests {
+    @Test("JSON per function: frame time, pixels per second and what a pixel costs")
+    func reportsEachFunction() throws {
+        let outcome = TestSupport.kiln("bench", "shader", TestSupport.path("shaders/plasma_kernel.metal"),
+                                       "--size", "24x16", "--seconds", "0.05", "--threads", "1", "--json")
+        #expect(outcome.exitCode == 0, "\(outcome.errorOutput)")
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as? [[String: Any]])
+        let plasma = try #require(records.first { $0["function"] as? String == "plasma" })
+        #expect(plasma["kind"] as? String == "kernel")
+        #expect(plasma["width"] as? Int == 24 && plasma["height"] as? Int == 16)
+        #expect((plasma["frames"] as? Int ?? 0) >= 3)
+        #expect((plasma["ms_per_frame"] as? Double ?? 0) > 0)
+        // 24×16 is six 8×8 threadgroups of 64 lanes: instructions per pixel is a whole
+        // number of instructions per lane, times 64 × 6 / 384 = 1; the weighted work is more
+        // (the kernel calls sin and cos).
+        let perPixel = try #require(plasma["instructions_per_pixel"] as? Double)
+        let work = try #require(plasma["work_per_pixel"] as? Double)
+        #expect(perPixel > 10 && perPixel == perPixel.rounded())
+        #expect(work > perPixel * 2)
+    }
+
+    @Test("an unknown function is named")
+    func unknownFunction() {
+        let outcome = TestSupport.kiln("bench", "shader", TestSupport.path("shaders/wave.metal"), "--function", "nope", "--seconds", "0.01")
+        #expect(outcome.exitCode == 1)
+        #expect(outcome.errorOutput.contains("no entry function 'nope'"), "\(outcome.errorOutput)")
+    }
+}
