@@ -26,6 +26,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Allowed browser Origin (repeat for several; default: any).") var allowOrigin: [String] = []
     @Option(help: "Largest WebSocket message or HTTP body, in bytes.") var maxMessageBytes = 1 << 20
     @Option(help: "Most simultaneous WebSocket connections.") var maxConnections = 1024
+    @Option(help: "Longest request target (path and query) answered; longer gets 414.") var maxUrlBytes = 8192
     @Option(help: "Preview side used when a client names no size.") var defaultSize = 512
     @Option(help: "Largest preview side a client may ask for (at most 4096).") var maxPreviewSide = 2048
     @Option(help: "Frame rate used when a client names none.") var defaultFps = 30.0
@@ -64,6 +65,7 @@ struct ServeCommand: ParsableCommand {
         settings.transport.tlsPrivateKeyPath = tlsKey
         settings.transport.maxMessageBytes = maxMessageBytes
         settings.transport.maxConnections = maxConnections
+        settings.transport.maxURLBytes = maxUrlBytes
         settings.transport.maxQueuedBytes = maxQueuedBytes
         settings.transport.pingIntervalSeconds = pingInterval
         settings.transport.idleTimeoutSeconds = idleTimeout

@@ -19,6 +19,10 @@ public struct ServerConfiguration: Sendable {
     public var maxMessageBytes: Int = 1 << 20
     /// Most simultaneous WebSocket connections; more are refused at the handshake (HTTP 503).
     public var maxConnections: Int = 1024
+    /// Longest request target (path and query) answered; a longer one gets 414. The
+    /// header buffer is four times this (libwebsockets' own default, 4 KiB, dropped
+    /// longer requests with no answer); requests whose headers overflow it still are.
+    public var maxURLBytes: Int = 8192
     /// Seconds of silence before the server pings a WebSocket client, and before it hangs up.
     public var pingIntervalSeconds: Int = 30
     public var idleTimeoutSeconds: Int = 60

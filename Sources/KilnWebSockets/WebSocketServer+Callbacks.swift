@@ -104,6 +104,12 @@ extension WebSocketServer {
             request.wsi = wsi
             request.server = self
             storeSlot(user, request)
+            let target = Int(uriLength) + Int(max(0, lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS)))
+            if target > configuration.maxURLBytes {
+                request.respond(HTTPResponse(status: 414, contentType: "text/plain; charset=utf-8", headers: [("Connection", "close")],
+                                             body: Array("request target of \(target) bytes exceeds maxURLBytes = \(configuration.maxURLBytes)\n".utf8)))
+                return 0
+            }
             if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
                 request.respond(.text(411, "chunked request bodies are not supported: send Content-Length\n"))
                 return 0

@@ -88,6 +88,7 @@ public final class WebSocketServer: @unchecked Sendable {
         contextInfo.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS) | commonOptions
         contextInfo.user = Unmanaged.passUnretained(self).toOpaque()
         contextInfo.fd_limit_per_thread = UInt32(configuration.fileDescriptorLimit)
+        contextInfo.max_http_header_data = UInt16(clamping: configuration.maxURLBytes * 4)
         guard let context = lws_create_context(&contextInfo) else {
             throw ServerError(description: "libwebsockets could not create a context")
         }

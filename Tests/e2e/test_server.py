@@ -675,3 +675,14 @@ def test_closing_a_connection_cancels_its_frames():
         assert run(bystander()) < 3
     finally:
         server.stop()
+
+
+def test_long_request_targets_get_414_and_long_headers_are_read(server):
+    """Issue 14: URLs or headers over ~4 KB were dropped with no answer."""
+    host = f"Host: 127.0.0.1:{server.port}\r\n".encode()
+    reply = raw_http(server, b"GET /healthz?" + b"a" * 9000 + b" HTTP/1.1\r\n" + host + b"\r\n")
+    assert reply.startswith(b"HTTP/1.1 414"), reply[:80]
+    reply = raw_http(server, b"GET /healthz?a=" + b"a" * 6000 + b" HTTP/1.1\r\n" + host + b"Connection: close\r\n\r\n")
+    assert reply.startswith(b"HTTP/1.1 200"), reply[:80]
+    reply = raw_http(server, b"GET /healthz HTTP/1.1\r\n" + host + b"X-Big: " + b"b" * 8000 + b"\r\nConnection: close\r\n\r\n")
+    assert reply.startswith(b"HTTP/1.1 200"), reply[:80]
