@@ -83,10 +83,28 @@ extension WebSocketServer {
 
     // MARK: - HTTP
 
+    /// Static files (the libwebsockets file mount) answer GET and HEAD only: any other
+    /// method gets 405 (RFC 9110 §15.5.6) instead of the file. Routes decide for themselves.
+    func filterStaticMethod(_ wsi: OpaquePointer) -> Int32 {
+        var uri: UnsafeMutablePointer<CChar>?
+        var uriLength: Int32 = 0
+        let methodIndex = Int(lws_http_get_uri_and_method(wsi, &uri, &uriLength))
+        guard methodIndex >= 0, methodIndex != Int(LWSHUMETH_GET), methodIndex != Int(LWSHUMETH_HEAD),
+              methodIndex != Int(LWSHUMETH_COLON_PATH), let uri else { return 0 }
+        let path = String(decoding: UnsafeRawBufferPointer(start: uri, count: Int(uriLength)), as: UTF8.self)
+        if configuration.httpRoutes.contains(where: { path == $0 || path.hasPrefix($0 + "/") || path.hasPrefix($0 + "?") }) {
+            return 0
+        }
+        lws_return_http_status(wsi, 405, "static files take GET and HEAD only")
+        return 1
+    }
+
     func httpEvent(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
                    _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         guard let wsi else { return 0 }
         switch reason {
+        case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+            return filterStaticMethod(wsi)
         case LWS_CALLBACK_HTTP:
             if let previous = releaseSlot(user) as? HTTPRequest { previous.detach() }
             var uri: UnsafeMutablePointer<CChar>?
@@ -281,6 +299,10 @@ extension WebSocketServer {
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
             guard let wsi else { return -1 }
             return confirmUpgrade(wsi)
+
+        case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+            guard let wsi else { return 0 }
+            return filterStaticMethod(wsi)
 
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             // Normally decided in HTTP_CONFIRM_UPGRADE already; this is the last line.

@@ -439,6 +439,11 @@ def test_methods_follow_each_route(server):
     status, body = curl("--head", server.http + "/shaders")
     assert status == 200 and body.strip().lower().startswith(b"http/1.1 200")   # headers only
     assert b'"shaders"' not in body
+    # Static files (the page) take GET and HEAD only; PUT used to get the file with 200.
+    for method in ("PUT", "DELETE", "PATCH"):
+        status, body = curl("-X", method, server.http + "/app.js")
+        assert status == 405 and b"import" not in body, method
+    assert curl(server.http + "/app.js")[0] == 200
 
 
 def raw_http(server, data, timeout=3):
