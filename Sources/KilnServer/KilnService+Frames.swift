@@ -143,15 +143,17 @@ extension KilnService {
             } else {
                 metrics.increment("kiln_frames_dropped_total")
             }
-        } catch let error as RenderError where error.isCancellation {
-            metrics.increment("kiln_renders_cancelled_total")
         } catch {
+            // Cancelled while rendering, or while its content was made (a closed session
+            // gets no new content): nobody is waiting for this frame or its error.
+            if cancellation.isCancelled || (error as? RenderError)?.isCancellation == true {
+                metrics.increment("kiln_renders_cancelled_total")
+                return
+            }
             metrics.increment("kiln_renders_failed_total")
+            session.lock.lock()
             // A frame that failed over its work budget was as expensive as frames get.
-            session.lock.lock()
             session.lastFrameSeconds = .infinity
-            session.lock.unlock()
-            session.lock.lock()
             session.renderFailed = true
             let id = preview.requestID
             session.lock.unlock()

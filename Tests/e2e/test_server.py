@@ -659,10 +659,10 @@ def test_closing_a_connection_cancels_its_frames():
                 assert (await next_json(ws, "compiled"))["ok"]
                 await ws.send(json.dumps({"type": "preview.start", "id": 2, "function": "heavy", "size": [2048, 2048]}))
                 await next_json(ws, "preview.started")
-                await asyncio.sleep(1.0)          # the frame is rendering now
+                await asyncio.sleep(2.0)          # the frame (or its 2048² content) is being made now
 
         run(attack())
-        deadline = time.time() + 5
+        deadline = time.time() + 10
         while metric(server, "kiln_renders_cancelled_total") < 1 and time.time() < deadline:
             time.sleep(0.1)
         assert metric(server, "kiln_renders_cancelled_total") >= 1
