@@ -91,7 +91,7 @@ import Testing
             let elapsed = clock.measure {
                 _ = Frontend.check(files: [SourceFile(name: "big.metal", text: source)], mainFile: 0)
             }
-            #expect(elapsed < .seconds(3), "took \(elapsed)")
+            #expect(elapsed < .seconds(15), "took \(elapsed)")
         }
     }
 
@@ -106,6 +106,6 @@ import Testing
         }
         let perRun = elapsed / runs
         // Debug builds are ~10x slower than release; this only catches accidental blow-ups.
-        #expect(perRun < .milliseconds(2), "checking took \(perRun) per run")
+        #expect(perRun < .milliseconds(10), "checking took \(perRun) per run")
     }
 }

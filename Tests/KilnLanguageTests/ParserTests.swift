@@ -294,7 +294,7 @@ enum FrontEndFixtures {
             for _ in 0..<50 { _ = Parser.parse(files: [file], mainFile: 0) }
         }
         // Debug builds are much slower than release; this only catches pathologies.
-        #expect(elapsed < .seconds(2))
+        #expect(elapsed < .seconds(10))
     }
 }
 
@@ -306,9 +306,10 @@ enum FrontEndFixtures {
                          "->", ".", "template", "using", "typedef", "constant", "constexpr", "\n", "//", "/*", "*/", "'",
                          "\"", "\\", "@", "stitchable", "texture2d", "array", "static_cast", "++", "--", "&", "->"]
 
-    /// Debug builds run several times slower than release; the bound is for release.
+    /// Debug builds run several times slower than release, and CI machines stall threads
+    /// under load; the bound catches blow-ups (seconds to minutes), not speed.
     #if DEBUG
-    static let bound: Duration = .milliseconds(1_000)
+    static let bound: Duration = .milliseconds(5_000)
     #else
     static let bound: Duration = .milliseconds(100)
     #endif

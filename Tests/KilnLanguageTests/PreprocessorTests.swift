@@ -216,7 +216,7 @@ private func expand(_ text: String) -> String {
         let clock = ContinuousClock()
         let start = clock.now
         let blown = preprocess([("m.metal", bomb)])
-        #expect(clock.now - start < .seconds(1), "the doubling chain took \(clock.now - start) to hit maxTokens")
+        #expect(clock.now - start < .seconds(5), "the doubling chain took \(clock.now - start) to hit maxTokens")
         #expect(blown.diagnostics.map(\.message) == ["too many tokens (limit maxTokens = \(LanguageLimits.default.maxTokens))"])
         #expect(blown.tokens.count < 100)
         let inCondition = preprocess([("m.metal", bomb + "#if A60\n#endif\n")])
@@ -253,7 +253,7 @@ private func expand(_ text: String) -> String {
         let clock = ContinuousClock()
         let start = clock.now
         let blown = preprocess([("m.metal", nested)])
-        #expect(clock.now - start < .seconds(3), "F(F(…)) took \(clock.now - start) to hit its budget")
+        #expect(clock.now - start < .seconds(15), "F(F(…)) took \(clock.now - start) to hit its budget")
         // With the default limits the work budget of expansion (issue 14) ends it first,
         // long before a million output tokens.
         #expect(blown.diagnostics.map(\.message) == ["macro expansion creates too many tokens (limit maxExpansionTokens = \(LanguageLimits.default.maxExpansionTokens))"])
@@ -266,7 +266,7 @@ private func expand(_ text: String) -> String {
         let clock = ContinuousClock()
         let start = clock.now
         let deep = preprocess([("m.metal", nested)])
-        #expect(clock.now - start < .seconds(1), "I(I(…)) took \(clock.now - start)")
+        #expect(clock.now - start < .seconds(5), "I(I(…)) took \(clock.now - start)")
         #expect(deep.diagnostics.map(\.message)
                 == ["macro arguments nested too deeply (limit maxMacroExpansionDepth = \(LanguageLimits.default.maxMacroExpansionDepth))"])
         var limits = LanguageLimits()
