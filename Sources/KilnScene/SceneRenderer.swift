@@ -326,11 +326,13 @@ public final class SceneRenderer {
         if texture.width == width && texture.height == height { return texture.pixels }
         var pixels = [Float](repeating: 0, count: width * height * 4)
         guard texture.width > 0, texture.height > 0 else { return pixels }
-        for y in 0..<height {
-            let sy = min(texture.height - 1, y * texture.height / height)
-            for x in 0..<width {
-                let sx = min(texture.width - 1, x * texture.width / width)
-                for channel in 0..<4 { pixels[(y * width + x) * 4 + channel] = texture.pixels[(sy * texture.width + sx) * 4 + channel] }
+        texture.withTexels { texels in
+            for y in 0..<height {
+                let sy = min(texture.height - 1, y * texture.height / height)
+                for x in 0..<width {
+                    let sx = min(texture.width - 1, x * texture.width / width)
+                    for channel in 0..<4 { pixels[(y * width + x) * 4 + channel] = texels[(sy * texture.width + sx) * 4 + channel] }
+                }
             }
         }
         return pixels

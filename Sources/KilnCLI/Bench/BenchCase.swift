@@ -11,8 +11,11 @@ struct BenchCase: Sendable {
     var content2: String?
     /// The time argument (`time`).
     var time: Float
+    /// Whether a native Swift twin is measured beside the VM (the shader-art cases have
+    /// none yet: their reference is llvmpipe, in `bench/README.md`).
+    var hasNative = true
 
-    /// The five cases, in the README's order. Inputs: content `rainbow` at the output size
+    /// The cases, in the README's order. Inputs: content `rainbow` at the output size
     /// (`melt` also `checker`), `time` = 1 (melt: 0.25, mid-transition), `bounds` =
     /// (0, 0, w, h), `size` = (w, h).
     static let all: [BenchCase] = [
@@ -21,6 +24,12 @@ struct BenchCase: Sendable {
         BenchCase(name: "layer9", file: "box9.metal", function: "box9", content: "rainbow", content2: nil, time: 1),
         BenchCase(name: "melt", file: "melt.metal", function: "melt", content: "rainbow", content2: "checker", time: 0.25),
         BenchCase(name: "loop", file: "swirl.metal", function: "swirl", content: "rainbow", content2: nil, time: 1),
+        // Shader art (issue 10): sphere tracing, fbm noise, an SDF grid.
+        BenchCase(name: "raymarch", file: "raymarch.metal", function: "raymarch", content: "rainbow", content2: nil, time: 1,
+                  hasNative: false),
+        BenchCase(name: "fbm", file: "fbm.metal", function: "clouds", content: "rainbow", content2: nil, time: 1, hasNative: false),
+        BenchCase(name: "sdf2d", file: "sdf2d.metal", function: "sdf2d", content: "rainbow", content2: nil, time: 1,
+                  hasNative: false),
     ]
 
     /// The arguments the case binds by name (unused names are ignored by the renderer's

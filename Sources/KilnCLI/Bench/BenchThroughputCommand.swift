@@ -41,7 +41,7 @@ struct BenchThroughputCommand: ParsableCommand {
     @Option(help: "Folder of the benchmark shaders (default: bench/ in the package root).")
     var benchDir: String?
 
-    @Option(help: "Only these cases, comma-separated (wave, color, layer9, melt, loop).")
+    @Option(help: "Only these cases, comma-separated (wave, color, layer9, melt, loop, raymarch, fbm, sdf2d).")
     var cases: String?
 
     @Option(help: "Runs for the time-to-first-frame median.")
@@ -83,7 +83,8 @@ struct BenchThroughputCommand: ParsableCommand {
         var vmMpixPerSecond: Double
         var nativeMpixPerSecond: Double
         var firstFrameMilliseconds: Double
-        var maxDifference: Int
+        /// Nil (and NaN below) for a case without a native twin.
+        var maxDifference: Int?
         /// Share of pixels (in %) where the two frames differ by more than one level.
         var percentOverOne: Double
         var vmFrames: Int
@@ -157,6 +158,12 @@ struct BenchThroughputCommand: ParsableCommand {
         let vmFrame = try renderer.render(draw).bytes
         let vmSamples = try Measurement.repeated(seconds: seconds, minimumRuns: 3) { _ = try renderer.render(draw) }
 
+        let pixels = Double(size.pixelCount)
+        guard benchCase.hasNative else {
+            return Result(benchCase: benchCase, size: size, vmMpixPerSecond: pixels / Measurement.median(vmSamples) / 1e6,
+                          nativeMpixPerSecond: .nan, firstFrameMilliseconds: Measurement.median(firstFrames) * 1000,
+                          maxDifference: nil, percentOverOne: .nan, vmFrames: vmSamples.count, nativeFrames: 0)
+        }
         // The same shader in Swift, on the same tile scheduler.
         let native = nativeShader(benchCase, size: size, contents: contents)
         let nativeFrame = renderer.renderNative(native, size: size)
@@ -174,7 +181,6 @@ struct BenchThroughputCommand: ParsableCommand {
             maxDifference = max(maxDifference, largest)
             if largest > 1 { pixelsOverOne += 1 }
         }
-        let pixels = Double(size.pixelCount)
         return Result(benchCase: benchCase, size: size,
                       vmMpixPerSecond: pixels / Measurement.median(vmSamples) / 1e6,
                       nativeMpixPerSecond: pixels / Measurement.median(nativeSamples) / 1e6,
@@ -201,22 +207,25 @@ struct BenchThroughputCommand: ParsableCommand {
             table.add([result.benchCase.name, result.size.description,
                        Format.fixed(result.vmMpixPerSecond, 1), Format.fixed(result.nativeMpixPerSecond, 1),
                        Format.fixed(result.ratio, 2), Format.fixed(result.firstFrameMilliseconds, 2),
-                       "\(result.maxDifference)", Format.fixed(result.percentOverOne, 2) + "%"])
+                       result.maxDifference.map { "\($0)" } ?? "-",
+                       result.percentOverOne.isFinite ? Format.fixed(result.percentOverOne, 2) + "%" : "-"])
         }
         return table
     }
 
     func jsonObject(_ result: Result) -> [String: Any] {
-        [
+        /// A measured number, or null for what a case without a native twin does not have.
+        func number(_ value: Double, digits: Int) -> Any { value.isFinite ? JSONText.rounded(value, digits: digits) : NSNull() }
+        return [
             "case": result.benchCase.name,
             "width": result.size.width,
             "height": result.size.height,
             "vm_mpix_s": JSONText.rounded(result.vmMpixPerSecond, digits: 2),
-            "native_mpix_s": JSONText.rounded(result.nativeMpixPerSecond, digits: 2),
-            "ratio": JSONText.rounded(result.ratio, digits: 3),
+            "native_mpix_s": number(result.nativeMpixPerSecond, digits: 2),
+            "ratio": number(result.ratio, digits: 3),
             "first_frame_ms": JSONText.rounded(result.firstFrameMilliseconds, digits: 3),
-            "max_diff_8bit": result.maxDifference,
-            "pct_pixels_over_1": JSONText.rounded(result.percentOverOne, digits: 3),
+            "max_diff_8bit": result.maxDifference.map { $0 as Any } ?? NSNull(),
+            "pct_pixels_over_1": number(result.percentOverOne, digits: 3),
             "vm_frames": result.vmFrames,
             "native_frames": result.nativeFrames,
         ]

@@ -21,7 +21,7 @@ struct NativeSwirl: NativeShader {
 
     func shadeSpan(y: Int, x0: Int, x1: Int, output: UnsafeMutablePointer<UInt8>) {
         let v = (Float(y) + 0.5) / size.height
-        source.pixels.withUnsafeBufferPointer { texels in
+        source.withTexels { texels in
             for x in x0..<x1 {
                 let u = (Float(x) + 0.5) / size.width
                 var zx = (u - 0.5) * 3

@@ -16,7 +16,7 @@ struct NativeTint: NativeShader {
     func shadeSpan(y: Int, x0: Int, x1: Int, output: UnsafeMutablePointer<UInt8>) {
         let v = (Float(y) + 0.5) / size.height
         let dy = v - 0.5
-        source.pixels.withUnsafeBufferPointer { texels in
+        source.withTexels { texels in
             for x in x0..<x1 {
                 let u = (Float(x) + 0.5) / size.width
                 let base = (y * source.width + x) * 4
