@@ -113,9 +113,11 @@ public enum Disassembler {
             for slot in function.outputs { line("  ; output \(describe(slot))") }
             if let register = function.discardRegister { line("  ; discard r\(register)") }
             line("prologue:")
-            printListing(function, function.prologue)
-            line("body:")
-            printListing(function, function.body)
+            printListing(function, function.prologue, uniform: nil)
+            let uniformity = UniformityAnalysis(library: library, function: function)
+            let share = uniformity.uniform.isEmpty ? 0 : 100 * uniformity.uniformCount / uniformity.uniform.count
+            line("body:  ; \(uniformity.uniform.count) instructions, \(uniformity.uniformCount) uniform (\(share)%, marked u)")
+            printListing(function, function.body, uniform: uniformity.uniform)
         }
 
         func registers(_ first: Int, count: Int) -> String {
@@ -181,7 +183,9 @@ public enum Disassembler {
 
         // MARK: listings
 
-        mutating func printListing(_ function: Function, _ range: Range<UInt32>) {
+        /// `uniform` marks instructions whose result is the same in every lane (body only: the
+        /// prologue is all uniform) with a `u` between the index and the mnemonic.
+        mutating func printListing(_ function: Function, _ range: Range<UInt32>, uniform: [Bool]?) {
             var lastLocation: (file: UInt16, line: UInt32)?
             // An entry covers instructions up to the next entry, so a function without
             // entries of its own would show the last line of the function before it; only
@@ -210,7 +214,9 @@ public enum Disassembler {
                 let indexText = String(index)
                 let number = String(repeating: "0", count: max(0, indexWidth - indexText.count)) + indexText
                 let operands = self.operands(instruction, in: function)
-                line(("  \(number)  \(padded)\(operands)").trimmingTrailingSpaces())
+                let relative = index - Int(range.lowerBound)
+                let mark = uniform.map { $0.indices.contains(relative) && $0[relative] } == true ? "u" : " "
+                line(("  \(number) \(mark) \(padded)\(operands)").trimmingTrailingSpaces())
             }
         }
 

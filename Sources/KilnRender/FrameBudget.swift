@@ -21,6 +21,7 @@ final class FrameBudget: @unchecked Sendable {
     private let cancellation: RenderCancellation?
     private let used = Atomic<Int>(0)
     private let executed = Atomic<Int>(0)
+    private let executedUniform = Atomic<Int>(0)
 
     /// Work one core does in a second on the development machine (a 64-lane `fadd` takes
     /// about 6.5 ns; `Opcode.workCost` scales the rest to it). Only used to say roughly how
@@ -34,12 +35,14 @@ final class FrameBudget: @unchecked Sendable {
 
     /// What the frame has done so far: lane-instructions, weighted and not.
     var counts: FrameCounts {
-        FrameCounts(work: used.load(ordering: .relaxed), laneInstructions: executed.load(ordering: .relaxed))
+        FrameCounts(work: used.load(ordering: .relaxed), laneInstructions: executed.load(ordering: .relaxed),
+                    uniformLaneInstructions: executedUniform.load(ordering: .relaxed))
     }
 
     /// Charges the batch `shader` just ran; throws when the frame is over budget or cancelled.
     func charge(_ shader: LaneShader) throws(RenderError) {
         executed.add(shader.instructions &* laneCount, ordering: .relaxed)
+        executedUniform.add(shader.scalarInstructions &* laneCount, ordering: .relaxed)
         let total = used.add(shader.work &* laneCount, ordering: .relaxed).newValue
         if let cancellation, cancellation.isCancelled { throw RenderError.cancelled }
         if total > limit {
@@ -56,9 +59,13 @@ public struct FrameCounts: Sendable, Equatable {
     public var work: Int
     /// Lane-instructions.
     public var laneInstructions: Int
+    /// Of those, the ones in uniform instructions the VM ran once per batch and broadcast
+    /// (`UniformityAnalysis`), counted over all lanes like the rest.
+    public var uniformLaneInstructions: Int
 
-    public init(work: Int = 0, laneInstructions: Int = 0) {
+    public init(work: Int = 0, laneInstructions: Int = 0, uniformLaneInstructions: Int = 0) {
         self.work = work
         self.laneInstructions = laneInstructions
+        self.uniformLaneInstructions = uniformLaneInstructions
     }
 }

@@ -15,6 +15,8 @@ protocol LaneShader: AnyObject {
     var work: Int { get }
     /// Instructions the last `run()` executed (unweighted, each over all lanes).
     var instructions: Int { get }
+    /// Of those, the uniform ones run once and broadcast (`Executor.scalarInstructions`).
+    var scalarInstructions: Int { get }
 }
 
 /// A library function with its arguments, buffers and textures bound for one draw: makes
@@ -36,7 +38,8 @@ struct ShaderStage {
         resources = DrawResources(uniforms: uniforms, buffers: buffers,
                                   textures: textures ?? Renderer.textures(for: function, request: request),
                                   limits: request.executionLimits)
-        prepared = PreparedFunction(library: library, functionIndex: functionIndex)
+        prepared = PreparedFunction(library: library, functionIndex: functionIndex,
+                                    uniformExecution: request.executionLimits.uniformExecution)
     }
 
     /// A shader for one worker (lane shaders are not thread-safe; the prepared code is shared).
@@ -68,4 +71,5 @@ final class VMLaneShader: LaneShader {
 
     var work: Int { executor.work }
     var instructions: Int { executor.instructions }
+    var scalarInstructions: Int { executor.scalarInstructions }
 }

@@ -3,6 +3,10 @@ public struct ExecutionLimits: Sendable, Hashable {
     /// Instructions a lane may execute in one run of a body. Loops check it at every back
     /// edge; exceeding it stops the draw with a `VMError` naming the loop's source line.
     public var instructionBudgetPerLane: Int = 1_000_000
+    /// Not a limit but how the body runs: instructions `UniformityAnalysis` proves uniform
+    /// execute on one lane and are broadcast. Off, every instruction runs over all lanes —
+    /// the same bits, slower; tests compare the two and benchmarks measure the saving.
+    public var uniformExecution = true
 
     public init() {}
 }

@@ -119,39 +119,54 @@ public final class Executor {
     public private(set) var work = 0
     /// Instructions the last `run()` executed (unweighted; each over all lanes).
     public private(set) var instructions = 0
+    /// Of those, the ones run on one lane and broadcast (uniform, see `UniformityAnalysis`).
+    public private(set) var scalarInstructions = 0
 
     private func runRange(_ code: [PreparedInstruction], start: Int) throws(VMError) {
-        var work = 0, instructions = 0
+        var work = 0, instructions = 0, scalar = 0
         let failure = code.withUnsafeBufferPointer { buffer in
-            Executor.execute(buffer.baseAddress!, machine, budget: budget, work: &work, instructions: &instructions)
+            Executor.execute(buffer.baseAddress!, machine, budget: budget, work: &work, instructions: &instructions,
+                             scalar: &scalar)
         }
         self.work = work
         self.instructions = instructions
+        scalarInstructions = scalar
         if failure >= 0 { throw budgetError(instruction: start + failure) }
     }
 
-    /// The hot loop: fetch, dispatch (`Execution.step`, inlined), count, and check the budget
-    /// on backward jumps only. Returns −1 when the range reaches `ret`, or the relative index
+    /// The hot loop: fetch, dispatch (`Execution.step`, inlined; `scalarStep` for uniform
+    /// instructions), count, and check the budget on backward jumps only. Returns −1 when the range reaches `ret`, or the relative index
     /// of the jump that exceeded the budget; `work` is the cost of what ran.
     @inline(never)
     static func execute(_ code: UnsafePointer<PreparedInstruction>, _ machine: Execution.Machine, budget: Int,
-                        work total: inout Int, instructions: inout Int) -> Int {
+                        work total: inout Int, instructions: inout Int, scalar: inout Int) -> Int {
         var pc = 0
         var executed = 0
+        var scalarExecuted = 0
         var work = 0
         while true {
             let instruction = code[pc]
             executed &+= 1
             work &+= Int(instruction.cost)
+            if instruction.isScalar {
+                scalarExecuted &+= 1
+                Execution.scalarStep(machine, instruction)
+                pc &+= 1
+                continue
+            }
             switch Execution.step(machine, instruction) {
             case .next:
                 pc &+= 1
             case .jump(let target):
-                if target <= pc && executed > budget { total = work; instructions = executed; return pc }
+                if target <= pc && executed > budget {
+                    total = work; instructions = executed; scalar = scalarExecuted
+                    return pc
+                }
                 pc = target
             case .finish:
                 total = work
                 instructions = executed
+                scalar = scalarExecuted
                 return -1
             }
         }

@@ -17,6 +17,12 @@ struct PreparedInstruction: Sendable {
     var imm: UInt32
     /// `Opcode.workCost`, in the struct's padding (the stride stays 24 bytes).
     var cost: UInt16 = 1
+
+    /// Set in `mode` when the instruction is uniform and scalarizable: the executor runs it
+    /// on one lane and broadcasts (`Execution.scalarStep`). `sample`, the only opcode with
+    /// a real mode, is never scalarized, so the bit cannot collide with a `SampleMode`.
+    static let scalarFlag: UInt8 = 0x80
+    var isScalar: Bool { mode & Self.scalarFlag != 0 }
 }
 
 /// An entry function converted to the VM's internal form, shareable by all workers.
@@ -35,13 +41,17 @@ public final class PreparedFunction: @unchecked Sendable {
     /// Absolute index (into `Library.code`) of the first prologue / body instruction.
     let prologueStart: Int
     let bodyStart: Int
+    /// Body instructions `UniformityAnalysis` proved uniform (scalarized or not).
+    public let uniformInstructionCount: Int
     /// Registers the executor allocates (≥ `function.registerCount`).
     let registerCount: Int
     /// The constant pool behind a stable pointer, shared by every executor (for `ldk`).
     let constants: UnsafePointer<UInt32>
     let constantCount: Int
 
-    public init(library: Library, functionIndex: Int) {
+    /// `uniformExecution: false` runs every instruction over all lanes (for tests that check
+    /// the broadcast changes no bit, and for measuring what it saves).
+    public init(library: Library, functionIndex: Int, uniformExecution: Bool = true) {
         self.library = library
         self.functionIndex = functionIndex
         let function = library.functions.indices.contains(functionIndex)
@@ -67,7 +77,16 @@ public final class PreparedFunction: @unchecked Sendable {
             return prepared
         }
         prologue = prepare(function.prologue)
-        body = prepare(function.body)
+        var body = prepare(function.body)
+        // Uniform work runs once per batch instead of once per lane.
+        let uniformity = UniformityAnalysis(library: library, function: function)
+        for (index, uniform) in uniformity.uniform.enumerated()
+        where uniform && uniformExecution && UniformityAnalysis.isScalarizable(body[index].opcode) {
+            body[index].mode |= PreparedInstruction.scalarFlag
+            body[index].cost = Self.scalarCost(body[index].opcode)
+        }
+        self.body = body
+        uniformInstructionCount = uniformity.uniformCount
         prologueStart = Int(function.prologue.lowerBound)
         bodyStart = Int(function.body.lowerBound)
         // Lane slots and the discard mask are registers the renderer touches directly.
@@ -83,6 +102,12 @@ public final class PreparedFunction: @unchecked Sendable {
     }
 
     deinit { UnsafeMutablePointer(mutating: constants).deallocate() }
+
+    /// The work a scalarized instruction charges: one lane of the operation (a 64th of its
+    /// lane-wide weight) plus the broadcast, about one cheap lane-wide instruction.
+    static func scalarCost(_ opcode: Opcode) -> UInt16 {
+        1 + opcode.workCost / UInt16(laneCount)
+    }
 
     /// Decodes one instruction; also returns one past the highest register it touches.
     static func prepare(_ instruction: Instruction, range: Range<Int>, constants: [UInt32])

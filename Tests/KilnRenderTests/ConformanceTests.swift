@@ -48,6 +48,18 @@ struct ConformanceCase: CustomTestStringConvertible, Sendable {
     }()
 }
 
+extension ConformanceCase {
+    /// The render request of this case for its compiled `library`, contents loaded.
+    func request(_ library: Library) throws -> RenderRequest {
+        func texture(_ path: String?) throws -> Texture? {
+            try path.map { try loadPNG(Paths.conformance.appendingPathComponent($0)).premultipliedTexture() }
+        }
+        return RenderRequest(library: library, functionName: function, width: width, height: height,
+                             content: try texture(content), content2: try texture(content2), arguments: arguments,
+                             time: time)
+    }
+}
+
 @Suite struct ConformanceTests {
     @Test func theCaseListIsComplete() {
         #expect(ConformanceCase.all.count == 24)
@@ -61,13 +73,7 @@ struct ConformanceCase: CustomTestStringConvertible, Sendable {
         let library = try compile(source, name: testCase.id + ".metal")
         let function = try #require(library.function(named: testCase.function))
         #expect(function.kind.name == testCase.kind)
-        func texture(_ path: String?) throws -> Texture? {
-            try path.map { try loadPNG(Paths.conformance.appendingPathComponent($0)).premultipliedTexture() }
-        }
-        let request = RenderRequest(library: library, functionName: testCase.function, width: testCase.width,
-                                    height: testCase.height, content: try texture(testCase.content),
-                                    content2: try texture(testCase.content2), arguments: testCase.arguments,
-                                    time: testCase.time)
+        let request = try testCase.request(library)
         let actual = try Renderer.render(request)
         let expected = try loadPNG(Paths.conformance.appendingPathComponent("refs/\(testCase.id).png"))
         let difference = ImageDifference(actual, expected)

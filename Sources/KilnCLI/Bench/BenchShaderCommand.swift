@@ -31,6 +31,9 @@ struct BenchShaderCommand: ParsableCommand {
     @Option(help: "Worker threads (default: the number of cores).")
     var threads: Int?
 
+    @Flag(help: "Run every instruction over all lanes (no uniform broadcast), to see what it saves.")
+    var noUniformExecution = false
+
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
@@ -46,10 +49,11 @@ struct BenchShaderCommand: ParsableCommand {
         let workers = threads ?? ProcessInfo.processInfo.activeProcessorCount
         var renderer = FrameRenderer(threads: workers)
         renderer.maxFrameWork = .max
+        renderer.uniformExecution = !noUniformExecution
         let contents = try renderer.loadContents("photo", "checker", size: size)
         var table = TextTable([("function", .left), ("kind", .left), ("size", .left), ("ms/frame (median)", .right),
                                ("Mpix/s", .right), ("first frame ms", .right), ("instructions/pixel", .right),
-                               ("work/pixel", .right), ("frames", .right)])
+                               ("uniform", .right), ("work/pixel", .right), ("frames", .right)])
         var records: [[String: Any]] = []
         for function in try RenderCommand.selectFunctions(in: library, named: function) {
             // The first frame includes preparing the draw (binding, the prologue per worker).
@@ -66,14 +70,18 @@ struct BenchShaderCommand: ParsableCommand {
             let pixels = Double(image.width * image.height)
             let counts = renderer.counts(of: draw)
             let perPixel = Double(counts.laneInstructions) / pixels, workPerPixel = Double(counts.work) / pixels
+            let uniformShare = counts.laneInstructions == 0
+                ? 0 : Double(counts.uniformLaneInstructions) / Double(counts.laneInstructions)
             table.add([function.name, function.kind.name, "\(image.width)x\(image.height)", Format.fixed(median * 1e3, 2),
                        Format.fixed(pixels / median / 1e6, 1), Format.fixed(first * 1e3, 2),
-                       Format.fixed(perPixel, 1), Format.fixed(workPerPixel, 1), "\(samples.count)"])
+                       Format.fixed(perPixel, 1), Format.fixed(uniformShare * 100, 0) + "%",
+                       Format.fixed(workPerPixel, 1), "\(samples.count)"])
             records.append(["function": function.name, "kind": function.kind.name, "width": image.width, "height": image.height,
                             "ms_per_frame": JSONText.rounded(median * 1e3, digits: 3),
                             "mpix_per_s": JSONText.rounded(pixels / median / 1e6, digits: 2),
                             "first_frame_ms": JSONText.rounded(first * 1e3, digits: 3),
                             "instructions_per_pixel": JSONText.rounded(perPixel, digits: 2),
+                            "uniform_share": JSONText.rounded(uniformShare, digits: 4),
                             "work_per_pixel": JSONText.rounded(workPerPixel, digits: 2), "frames": samples.count])
         }
         if json {
@@ -82,7 +90,8 @@ struct BenchShaderCommand: ParsableCommand {
             Console.current.line("kiln bench shader: \(workers) threads, ≥ \(seconds) s per function, no PNG encoding")
             Console.current.write(table.text)
             Console.current.line("(instructions/pixel: lane-instructions over all batches ÷ pixels, helper and masked lanes "
-                                 + "included; work/pixel weighs each by its cost, as the frame budget does)")
+                                 + "included; uniform: the share of them the VM ran once per batch and broadcast; "
+                                 + "work/pixel weighs each by its cost, as the frame budget does)")
         }
     }
 }

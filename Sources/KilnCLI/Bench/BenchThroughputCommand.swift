@@ -26,6 +26,9 @@ struct BenchThroughputCommand: ParsableCommand {
         commandName: "throughput",
         abstract: "VM vs native Swift rendering throughput and time to first frame (the default).")
 
+    @Flag(help: "Run every instruction over all lanes (no uniform broadcast), to see what it saves.")
+    var noUniformExecution = false
+
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
@@ -95,7 +98,8 @@ struct BenchThroughputCommand: ParsableCommand {
     func run() throws {
         let folder = benchDir ?? ProjectPaths.resolve("bench")
         let workerCount = threads ?? ProcessInfo.processInfo.activeProcessorCount
-        let renderer = FrameRenderer(threads: workerCount)
+        var renderer = FrameRenderer(threads: workerCount)
+        renderer.uniformExecution = !noUniformExecution
         let console = Console.current
         if !json {
             console.line("kiln bench: \(workerCount) thread\(workerCount == 1 ? "" : "s"), ≥ \(Format.fixed(seconds, 1)) s per measurement, shaders from \(folder)")

@@ -12,6 +12,9 @@ struct FrameRenderer {
     /// Each frame's work budget (`RenderLimits.maxFrameWork`).
     var maxFrameWork = Self.defaultMaxFrameWork
     static var defaultMaxFrameWork: Int { RenderLimits.default.maxFrameWork }
+    /// Broadcast uniform instructions (`ExecutionLimits.uniformExecution`); off only to
+    /// measure what it saves.
+    var uniformExecution = true
 
     /// The images a draw reads: the content under an effect (texture 0 of a fragment
     /// pass) and the second texture of a two-texture pass.
@@ -67,7 +70,8 @@ struct FrameRenderer {
                                     width: size.width, height: size.height,
                                     content: contents.first, content2: contents.second,
                                     arguments: arguments, time: time, threads: max(1, threads),
-                                    limits: { var limits = RenderLimits.default; limits.maxFrameWork = maxFrameWork; return limits }())
+                                    limits: { var limits = RenderLimits.default; limits.maxFrameWork = maxFrameWork; return limits }(),
+                                    executionLimits: { var limits = ExecutionLimits(); limits.uniformExecution = uniformExecution; return limits }())
         do {
             return try Renderer.prepare(request)
         } catch {

@@ -5,119 +5,119 @@ import KilnBytecode
 extension Execution {
     @inline(__always) static func f(_ bits: UInt32) -> Float { Float(bitPattern: bits) }
 
-    @inline(__always) static func fadd(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fadd(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = (f(b[l]) + f(c[l])).bitPattern }
+        for l in 0..<n { a[l] = (f(b[l]) + f(c[l])).bitPattern }
     }
-    @inline(__always) static func fsub(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fsub(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = (f(b[l]) - f(c[l])).bitPattern }
+        for l in 0..<n { a[l] = (f(b[l]) - f(c[l])).bitPattern }
     }
-    @inline(__always) static func fmul(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fmul(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = (f(b[l]) * f(c[l])).bitPattern }
+        for l in 0..<n { a[l] = (f(b[l]) * f(c[l])).bitPattern }
     }
-    @inline(__always) static func fdiv(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fdiv(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = (f(b[l]) / f(c[l])).bitPattern }
+        for l in 0..<n { a[l] = (f(b[l]) / f(c[l])).bitPattern }
     }
-    @inline(__always) static func fma(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fma(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c], d = m[i.d]
-        for l in 0..<laneCount { a[l] = KilnMath.fma(f(b[l]), f(c[l]), f(d[l])).bitPattern }
+        for l in 0..<n { a[l] = KilnMath.fma(f(b[l]), f(c[l]), f(d[l])).bitPattern }
     }
-    @inline(__always) static func fneg(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fneg(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = b[l] ^ 0x8000_0000 }
+        for l in 0..<n { a[l] = b[l] ^ 0x8000_0000 }
     }
-    @inline(__always) static func fabs(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fabs(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = b[l] & 0x7FFF_FFFF }
+        for l in 0..<n { a[l] = b[l] & 0x7FFF_FFFF }
     }
-    @inline(__always) static func fmin(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fmin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = KilnMath.minimum(f(b[l]), f(c[l])).bitPattern }
+        for l in 0..<n { a[l] = KilnMath.minimum(f(b[l]), f(c[l])).bitPattern }
     }
-    @inline(__always) static func fmax(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fmax(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = KilnMath.maximum(f(b[l]), f(c[l])).bitPattern }
+        for l in 0..<n { a[l] = KilnMath.maximum(f(b[l]), f(c[l])).bitPattern }
     }
-    @inline(__always) static func ffloor(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ffloor(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = KilnMath.floor(f(b[l])).bitPattern }
+        for l in 0..<n { a[l] = KilnMath.floor(f(b[l])).bitPattern }
     }
-    @inline(__always) static func fceil(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fceil(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = KilnMath.ceil(f(b[l])).bitPattern }
+        for l in 0..<n { a[l] = KilnMath.ceil(f(b[l])).bitPattern }
     }
-    @inline(__always) static func ftrunc(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ftrunc(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = KilnMath.truncate(f(b[l])).bitPattern }
+        for l in 0..<n { a[l] = KilnMath.truncate(f(b[l])).bitPattern }
     }
-    @inline(__always) static func fround(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fround(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = KilnMath.roundHalfAway(f(b[l])).bitPattern }
+        for l in 0..<n { a[l] = KilnMath.roundHalfAway(f(b[l])).bitPattern }
     }
-    @inline(__always) static func frint(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func frint(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = KilnMath.rint(f(b[l])).bitPattern }
+        for l in 0..<n { a[l] = KilnMath.rint(f(b[l])).bitPattern }
     }
-    @inline(__always) static func ffract(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ffract(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = KilnMath.fract(f(b[l])).bitPattern }
+        for l in 0..<n { a[l] = KilnMath.fract(f(b[l])).bitPattern }
     }
-    @inline(__always) static func fsqrt(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fsqrt(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = KilnMath.squareRoot(f(b[l])).bitPattern }
+        for l in 0..<n { a[l] = KilnMath.squareRoot(f(b[l])).bitPattern }
     }
-    @inline(__always) static func frsqrt(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func frsqrt(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = KilnMath.reciprocalSquareRoot(f(b[l])).bitPattern }
+        for l in 0..<n { a[l] = KilnMath.reciprocalSquareRoot(f(b[l])).bitPattern }
     }
-    @inline(__always) static func fsign(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fsign(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = KilnMath.sign(f(b[l])).bitPattern }
+        for l in 0..<n { a[l] = KilnMath.sign(f(b[l])).bitPattern }
     }
-    @inline(__always) static func fisnan(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fisnan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = b[l] & 0x7FFF_FFFF > 0x7F80_0000 ? 1 : 0 }
+        for l in 0..<n { a[l] = b[l] & 0x7FFF_FFFF > 0x7F80_0000 ? 1 : 0 }
     }
-    @inline(__always) static func fisinf(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fisinf(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = b[l] & 0x7FFF_FFFF == 0x7F80_0000 ? 1 : 0 }
+        for l in 0..<n { a[l] = b[l] & 0x7FFF_FFFF == 0x7F80_0000 ? 1 : 0 }
     }
-    @inline(__always) static func feq(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func feq(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = f(b[l]) == f(c[l]) ? 1 : 0 }
+        for l in 0..<n { a[l] = f(b[l]) == f(c[l]) ? 1 : 0 }
     }
-    @inline(__always) static func fne(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fne(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = f(b[l]) != f(c[l]) ? 1 : 0 }
+        for l in 0..<n { a[l] = f(b[l]) != f(c[l]) ? 1 : 0 }
     }
-    @inline(__always) static func flt(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func flt(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = f(b[l]) < f(c[l]) ? 1 : 0 }
+        for l in 0..<n { a[l] = f(b[l]) < f(c[l]) ? 1 : 0 }
     }
-    @inline(__always) static func fle(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func fle(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = f(b[l]) <= f(c[l]) ? 1 : 0 }
+        for l in 0..<n { a[l] = f(b[l]) <= f(c[l]) ? 1 : 0 }
     }
 
     // MARK: conversions
 
-    @inline(__always) static func itof(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func itof(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = Float(Int32(bitPattern: b[l])).bitPattern }
+        for l in 0..<n { a[l] = Float(Int32(bitPattern: b[l])).bitPattern }
     }
-    @inline(__always) static func utof(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func utof(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = Float(b[l]).bitPattern }
+        for l in 0..<n { a[l] = Float(b[l]).bitPattern }
     }
-    @inline(__always) static func ftoi(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ftoi(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = UInt32(bitPattern: KilnMath.toInt32(f(b[l]))) }
+        for l in 0..<n { a[l] = UInt32(bitPattern: KilnMath.toInt32(f(b[l]))) }
     }
-    @inline(__always) static func ftou(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ftou(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = KilnMath.toUInt32(f(b[l])) }
+        for l in 0..<n { a[l] = KilnMath.toUInt32(f(b[l])) }
     }
 }

@@ -6,22 +6,22 @@ import KilnBytecode
 extension Execution {
     @inline(__always) static func s(_ bits: UInt32) -> Int32 { Int32(bitPattern: bits) }
 
-    @inline(__always) static func iadd(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func iadd(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] &+ c[l] }
+        for l in 0..<n { a[l] = b[l] &+ c[l] }
     }
-    @inline(__always) static func isub(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func isub(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] &- c[l] }
+        for l in 0..<n { a[l] = b[l] &- c[l] }
     }
-    @inline(__always) static func imul(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func imul(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] &* c[l] }
+        for l in 0..<n { a[l] = b[l] &* c[l] }
     }
     /// ÷0 → 0; INT_MIN ÷ −1 → INT_MIN (the divisor is replaced by 1, whose quotient is the answer).
-    @inline(__always) static func idiv(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func idiv(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount {
+        for l in 0..<n {
             let x = s(b[l]), y = s(c[l])
             let overflow = x == .min && y == -1
             let q = x / ((y == 0 || overflow) ? 1 : y)
@@ -29,114 +29,114 @@ extension Execution {
         }
     }
     /// rem 0 → 0; INT_MIN rem −1 → 0 (x rem 1).
-    @inline(__always) static func irem(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func irem(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount {
+        for l in 0..<n {
             let x = s(b[l]), y = s(c[l])
             let safe = (y == 0 || (x == .min && y == -1)) ? 1 : y
             a[l] = UInt32(bitPattern: x % safe)
         }
     }
-    @inline(__always) static func udiv(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func udiv(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount {
+        for l in 0..<n {
             let y = c[l]
             a[l] = y == 0 ? 0 : b[l] / (y == 0 ? 1 : y)
         }
     }
-    @inline(__always) static func urem(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func urem(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount {
+        for l in 0..<n {
             let y = c[l]
             a[l] = y == 0 ? 0 : b[l] % (y == 0 ? 1 : y)
         }
     }
-    @inline(__always) static func ineg(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ineg(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = 0 &- b[l] }
+        for l in 0..<n { a[l] = 0 &- b[l] }
     }
-    @inline(__always) static func iabs(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func iabs(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = s(b[l]) < 0 ? 0 &- b[l] : b[l] }
+        for l in 0..<n { a[l] = s(b[l]) < 0 ? 0 &- b[l] : b[l] }
     }
-    @inline(__always) static func imin(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func imin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = s(b[l]) < s(c[l]) ? b[l] : c[l] }
+        for l in 0..<n { a[l] = s(b[l]) < s(c[l]) ? b[l] : c[l] }
     }
-    @inline(__always) static func imax(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func imax(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = s(b[l]) > s(c[l]) ? b[l] : c[l] }
+        for l in 0..<n { a[l] = s(b[l]) > s(c[l]) ? b[l] : c[l] }
     }
-    @inline(__always) static func umin(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func umin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] < c[l] ? b[l] : c[l] }
+        for l in 0..<n { a[l] = b[l] < c[l] ? b[l] : c[l] }
     }
-    @inline(__always) static func umax(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func umax(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] > c[l] ? b[l] : c[l] }
+        for l in 0..<n { a[l] = b[l] > c[l] ? b[l] : c[l] }
     }
-    @inline(__always) static func and(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func and(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] & c[l] }
+        for l in 0..<n { a[l] = b[l] & c[l] }
     }
-    @inline(__always) static func or(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func or(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] | c[l] }
+        for l in 0..<n { a[l] = b[l] | c[l] }
     }
-    @inline(__always) static func xor(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func xor(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] ^ c[l] }
+        for l in 0..<n { a[l] = b[l] ^ c[l] }
     }
-    @inline(__always) static func not(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func not(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = ~b[l] }
+        for l in 0..<n { a[l] = ~b[l] }
     }
-    @inline(__always) static func lnot(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func lnot(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = b[l] == 0 ? 1 : 0 }
+        for l in 0..<n { a[l] = b[l] == 0 ? 1 : 0 }
     }
-    @inline(__always) static func shl(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func shl(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] &<< (c[l] & 31) }
+        for l in 0..<n { a[l] = b[l] &<< (c[l] & 31) }
     }
-    @inline(__always) static func shr(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func shr(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = UInt32(bitPattern: s(b[l]) &>> Int32(bitPattern: c[l] & 31)) }
+        for l in 0..<n { a[l] = UInt32(bitPattern: s(b[l]) &>> Int32(bitPattern: c[l] & 31)) }
     }
-    @inline(__always) static func ushr(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ushr(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] &>> (c[l] & 31) }
+        for l in 0..<n { a[l] = b[l] &>> (c[l] & 31) }
     }
-    @inline(__always) static func ieq(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ieq(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] == c[l] ? 1 : 0 }
+        for l in 0..<n { a[l] = b[l] == c[l] ? 1 : 0 }
     }
-    @inline(__always) static func ine(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ine(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] != c[l] ? 1 : 0 }
+        for l in 0..<n { a[l] = b[l] != c[l] ? 1 : 0 }
     }
-    @inline(__always) static func ilt(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ilt(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = s(b[l]) < s(c[l]) ? 1 : 0 }
+        for l in 0..<n { a[l] = s(b[l]) < s(c[l]) ? 1 : 0 }
     }
-    @inline(__always) static func ile(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ile(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = s(b[l]) <= s(c[l]) ? 1 : 0 }
+        for l in 0..<n { a[l] = s(b[l]) <= s(c[l]) ? 1 : 0 }
     }
-    @inline(__always) static func ult(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ult(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] < c[l] ? 1 : 0 }
+        for l in 0..<n { a[l] = b[l] < c[l] ? 1 : 0 }
     }
-    @inline(__always) static func ule(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func ule(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<laneCount { a[l] = b[l] <= c[l] ? 1 : 0 }
+        for l in 0..<n { a[l] = b[l] <= c[l] ? 1 : 0 }
     }
-    @inline(__always) static func sext16(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func sext16(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = UInt32(bitPattern: Int32(Int16(truncatingIfNeeded: b[l]))) }
+        for l in 0..<n { a[l] = UInt32(bitPattern: Int32(Int16(truncatingIfNeeded: b[l]))) }
     }
-    @inline(__always) static func zext16(_ m: Machine, _ i: PreparedInstruction) {
+    @inline(__always) static func zext16(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        for l in 0..<laneCount { a[l] = b[l] & 0xFFFF }
+        for l in 0..<n { a[l] = b[l] & 0xFFFF }
     }
 }

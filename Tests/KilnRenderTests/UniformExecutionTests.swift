@@ -1,0 +1,89 @@
+import Foundation
+import KilnBytecode
+import KilnRender
+import KilnVM
+import Testing
+
+/// Running uniform instructions once per batch (`ExecutionLimits.uniformExecution`) must not
+/// change a single bit of any picture: the broadcast has to equal what every lane would
+/// have computed. Checked on every conformance case and every benchmark shader, whose
+/// loops mix uniform and varying work under divergence.
+@Suite struct UniformExecutionTests {
+    static func render(_ request: RenderRequest, uniform: Bool) throws -> RGBAImage {
+        var request = request
+        request.executionLimits.uniformExecution = uniform
+        return try Renderer.render(request)
+    }
+
+    /// The body instructions the VM would broadcast in `function`.
+    static func scalarized(_ library: Library, _ name: String) -> Int {
+        guard let index = library.functions.firstIndex(where: { $0.name == name }) else { return 0 }
+        let function = library.functions[index]
+        let analysis = UniformityAnalysis(library: library, function: function)
+        let body = library.code[Int(function.body.lowerBound)..<Int(function.body.upperBound)]
+        return zip(analysis.uniform, body).filter { $0.0 && UniformityAnalysis.isScalarizable($0.1.opcode) }.count
+    }
+
+    @Test(arguments: ConformanceCase.all)
+    func conformanceCasesGiveTheSameBytes(_ testCase: ConformanceCase) throws {
+        let source = try String(contentsOf: Paths.conformance.appendingPathComponent(testCase.file), encoding: .utf8)
+        let library = try compile(source, name: testCase.id + ".metal")
+        let request = try testCase.request(library)
+        let broadcast = try Self.render(request, uniform: true), lanes = try Self.render(request, uniform: false)
+        let same = broadcast.bytes == lanes.bytes
+        #expect(same, "\(testCase.id): \(ImageDifference(broadcast, lanes).maxAbs) levels apart at most")
+    }
+
+    struct BenchCase: CustomTestStringConvertible, Sendable {
+        var file: String
+        var function: String
+        var time: Float
+        var testDescription: String { function }
+    }
+
+    static let benchCases = [
+        BenchCase(file: "raymarch.metal", function: "raymarch", time: 1), BenchCase(file: "fbm.metal", function: "clouds", time: 1),
+        BenchCase(file: "sdf2d.metal", function: "sdf2d", time: 1), BenchCase(file: "swirl.metal", function: "swirl", time: 1),
+        BenchCase(file: "wave.metal", function: "wave", time: 1), BenchCase(file: "box9.metal", function: "box9", time: 1),
+        BenchCase(file: "melt.metal", function: "melt", time: 0.25), BenchCase(file: "tint.metal", function: "tint", time: 1),
+    ]
+
+    /// The benchmark shaders, at a size with a partial batch per row; the shader-art cases
+    /// must actually broadcast something (else this test would prove nothing).
+    @Test(arguments: benchCases)
+    func benchmarkShadersGiveTheSameBytes(_ bench: BenchCase) throws {
+        let url = Paths.repository.appendingPathComponent("bench/\(bench.file)")
+        let library = try compile(try String(contentsOf: url, encoding: .utf8), name: bench.file)
+        let name = try #require(library.functions.first { $0.name == bench.function }?.name ?? library.functions.first?.name)
+        let width = 83, height = 47
+        let request = RenderRequest(library: library, functionName: name, width: width, height: height,
+                                    content: BuiltinContent.make("rainbow", width: width, height: height),
+                                    content2: BuiltinContent.make("checker", width: width, height: height),
+                                    time: bench.time, threads: 2)
+        let broadcast = try Self.render(request, uniform: true), lanes = try Self.render(request, uniform: false)
+        #expect(!broadcast.isConstant)
+        let same = broadcast.bytes == lanes.bytes
+        #expect(same, "\(bench.file): \(ImageDifference(broadcast, lanes).maxAbs) levels apart at most")
+        if ["raymarch", "sdf2d", "swirl"].contains(bench.function) {
+            #expect(Self.scalarized(library, name) > 0, "\(bench.file) broadcasts nothing")
+        }
+    }
+
+    /// The counts a frame reports: the uniform share is there when broadcasting, and gone
+    /// (with the same instruction count) when not.
+    @Test func frameCountsReportTheUniformShare() throws {
+        let url = Paths.repository.appendingPathComponent("bench/raymarch.metal")
+        let library = try compile(try String(contentsOf: url, encoding: .utf8), name: "raymarch.metal")
+        var request = RenderRequest(library: library, functionName: "raymarch", width: 64, height: 16,
+                                    content: BuiltinContent.make("rainbow", width: 64, height: 16), time: 1)
+        let on = try Renderer.prepare(request)
+        _ = try on.render()
+        request.executionLimits.uniformExecution = false
+        let off = try Renderer.prepare(request)
+        _ = try off.render()
+        #expect(on.lastFrameCounts.laneInstructions == off.lastFrameCounts.laneInstructions)
+        #expect(on.lastFrameCounts.uniformLaneInstructions > on.lastFrameCounts.laneInstructions / 10)
+        #expect(off.lastFrameCounts.uniformLaneInstructions == 0)
+        #expect(on.lastFrameCounts.work < off.lastFrameCounts.work)
+    }
+}
