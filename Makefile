@@ -6,7 +6,20 @@
 
 SWIFT        ?= swift
 CONFIG       ?= release
-KILN         := .build/$(CONFIG)/kiln
+# CPU level of the release build (README "CPU level"): on x86-64, `make run`, `make bench`
+# and friends build for x86-64-v3 — AVX2 + FMA, what the Swift compiler calls `haswell` —
+# into .build-v3/, and that binary refuses to start on an older CPU. PORTABLE=1 builds for
+# the x86-64 baseline into .build/ instead (also the default on other architectures).
+ARCH         := $(shell uname -m)
+V3_FLAGS     := -Xswiftc -target-cpu -Xswiftc haswell -Xcc -DKILN_REQUIRE_X86_64_V3
+ifeq ($(PORTABLE)$(ARCH),x86_64)
+BUILD_DIR    := .build-v3
+CPU_FLAGS    := $(V3_FLAGS)
+else
+BUILD_DIR    := .build
+CPU_FLAGS    :=
+endif
+KILN         := $(BUILD_DIR)/$(CONFIG)/kiln
 OUT          ?= out
 # Render size for `make run`.
 SIZE         ?= 256x256
@@ -31,7 +44,7 @@ FUZZ_BUILD   ?= .build-fuzz
 .PHONY: help deps e2e-deps build run examples test check-self-contained test-swift test-e2e bench bench-compile bench-server fuzz fuzz-build fuzz-corpus fuzz-long soak clean
 
 help:
-	@echo "make run            build (release) and serve the browser page, the API and the examples on http://localhost:$(PORT)/"
+	@echo "make run            build (release, x86-64-v3; PORTABLE=1 for the baseline) and serve the browser page, the API and the examples on http://localhost:$(PORT)/"
 	@echo "make examples       compile, disassemble and render every example shader into $(OUT)/"
 	@echo "make test           build and run the whole test suite: Swift tests, then real clients against kiln serve (what CI runs)"
 	@echo "make bench-server   edit latency, frames/s and memory of kiln serve under load (tools/server_load.py)"
@@ -63,7 +76,7 @@ e2e-deps: deps
 	@python3 -c "import pytest, websockets, selenium" 2>/dev/null || python3 -m pip install --quiet $(PY_PACKAGES)
 
 build: deps
-	$(SWIFT) build -c $(CONFIG)
+	$(SWIFT) build -c $(CONFIG) --scratch-path $(BUILD_DIR) $(CPU_FLAGS)
 
 # Serve the page in public/, the HTTP API and the WebSocket on one port (Ctrl-C stops it).
 run: build
@@ -100,9 +113,16 @@ test-swift: deps
 
 # Real clients (Python websockets, curl, headless Chromium) against a real `kiln serve`.
 # Screenshots of the browser steps land in .build/artifacts/browser/.
+# On x86-64 they also check that the x86-64-v3 release build renders the portable build's
+# bytes (Tests/e2e/test_cpu_level.py; KILN_CPU_BIN).
 test-e2e: e2e-deps
 	$(SWIFT) build --product kiln
+ifeq ($(ARCH),x86_64)
+	$(SWIFT) build -c release --product kiln --scratch-path .build-v3 $(V3_FLAGS)
+	KILN_BIN=$(CURDIR)/.build/debug/kiln KILN_CPU_BIN=$(CURDIR)/.build-v3/release/kiln python3 -m pytest -q Tests/e2e
+else
 	KILN_BIN=$(CURDIR)/.build/debug/kiln python3 -m pytest -q Tests/e2e
+endif
 
 bench-server: build
 	KILN_BIN=$(CURDIR)/$(KILN) python3 tools/server_load.py latency
@@ -150,4 +170,4 @@ fuzz-long: fuzz-build fuzz-corpus
 
 clean:
 	$(SWIFT) package clean
-	rm -rf $(OUT) $(FUZZ_BUILD)
+	rm -rf $(OUT) $(FUZZ_BUILD) .build-v3

@@ -22,6 +22,9 @@ let package = Package(
         // C shim over the system libraries (OpenSSL's libcrypto, libpng). No C type leaves
         // the module that wraps it.
         .systemLibrary(name: "CKiln", path: "Sources/CKiln"),
+        // Refuses to start an x86-64-v3 build on an older CPU, before any Swift code runs
+        // (README "CPU level"); plain C, always compiled for the baseline.
+        .target(name: "CKilnCPU"),
         .target(name: "KilnBytecode"),
         .target(name: "KilnLanguage"),
         .target(name: "KilnCompiler", dependencies: ["KilnLanguage", "KilnBytecode", "CKiln"]),
@@ -35,7 +38,7 @@ let package = Package(
         // Sessions, protocol, compile cache, frame scheduling, limits, metrics.
         .target(name: "KilnServer", dependencies: ["KilnWebSockets", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnVM", "KilnScene"]),
         .target(name: "KilnCLI", dependencies: [
-            "KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnRender", "KilnServer", "KilnWebSockets", "KilnScene",
+            "CKilnCPU", "KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnRender", "KilnServer", "KilnWebSockets", "KilnScene",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "kiln", dependencies: ["KilnCLI"]),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CKilnCPU
 import KilnCompiler
 
 /// The `kiln` command: compile, inspect, render and benchmark shaders written in the
@@ -17,11 +18,15 @@ public struct Kiln: ParsableCommand {
               kiln render shaders/ripple.metal --function ripple --size 256x256 --content photo -o ripple.png
               kiln bench --sizes 512
             """,
-        version: CompilerVersion.string,
+        version: "\(CompilerVersion.string) (\(Kiln.cpuLevel) build)",
         subcommands: [CompileCommand.self, DisasmCommand.self, RenderCommand.self, BenchCommand.self,
                       ServeCommand.self, LiveCommand.self, SceneCommand.self])
 
     public init() {}
+
+    /// The x86-64 level this executable was built for: `x86-64-v3` (AVX2, FMA; what `make`
+    /// builds) or `portable` (README "CPU level").
+    public static var cpuLevel: String { String(cString: kiln_cpu_level()) }
 
     /// What an in-process run printed and how it ended.
     public struct Outcome: Sendable {
