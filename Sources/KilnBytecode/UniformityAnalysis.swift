@@ -64,30 +64,6 @@ public struct UniformityAnalysis: Sendable {
 
     // MARK: - The pass
 
-    /// A set of uniform registers (bit set = uniform).
-    struct RegisterSet: Equatable {
-        var words: [UInt64]
-        init(count: Int, uniform: Bool) {
-            words = Array(repeating: uniform ? ~0 : 0, count: (count + 63) / 64)
-        }
-        subscript(_ r: Int) -> Bool {
-            get { r / 64 < words.count && words[r / 64] & (1 << UInt64(r % 64)) != 0 }
-            set {
-                guard r / 64 < words.count else { return }
-                if newValue { words[r / 64] |= 1 << UInt64(r % 64) } else { words[r / 64] &= ~(1 << UInt64(r % 64)) }
-            }
-        }
-        /// Meet: a register is uniform only if it is uniform on both paths.
-        mutating func meet(_ other: RegisterSet) -> Bool {
-            var changed = false
-            for k in words.indices {
-                let met = words[k] & other.words[k]
-                if met != words[k] { words[k] = met; changed = true }
-            }
-            return changed
-        }
-    }
-
     /// Applies one instruction to `state`; returns whether what it wrote is uniform.
     static func transfer(_ i: Instruction, _ state: inout RegisterSet) -> Bool {
         let a = Int(i.a), b = Int(i.b), c = Int(i.c), d = Int(i.d)
@@ -131,7 +107,7 @@ public struct UniformityAnalysis: Sendable {
                                             i.opcode.shape == .storeRegisterArray ? Int(i.a) + Int(min(i.imm, 65536)) : 0,
                                             i.opcode.shape == .loadRegisterArray ? Int(i.b) + Int(min(i.imm, 65536)) : 0) }
         // Entry: what the prologue wrote, less what the renderer writes per batch.
-        var entry = RegisterSet(count: registerCount, uniform: false)
+        var entry = RegisterSet(count: registerCount, full: false)
         for i in prologue { for r in destinations(i) where r < registerCount { entry[r] = true } }
         var perBatch: [Int] = []
         for slot in function.inputs {
@@ -140,41 +116,15 @@ public struct UniformityAnalysis: Sendable {
         if let discard = function.discardRegister { perBatch.append(Int(discard)) }
         for r in perBatch { entry[r] = false }
 
-        // Basic blocks: leaders are the entry, jump targets and instructions after jumps.
-        let n = body.count
-        func target(_ i: Instruction) -> Int? {      // relative target; nil = leaves the range
-            let t = Int(i.imm) - start
-            return (0..<n).contains(t) ? t : nil
-        }
-        var leader = Array(repeating: false, count: n + 1)
-        leader[0] = true
-        for (k, i) in body.enumerated() {
-            switch i.opcode.shape {
-            case .jump, .conditionalJump:
-                if let t = target(i) { leader[t] = true }
-                leader[k + 1] = true
-            case .none:
-                leader[k + 1] = true
-            default: break
-            }
-        }
-        var blockStarts: [Int] = []
-        var blockOf = Array(repeating: 0, count: n)
-        for k in 0..<n {
-            if leader[k] { blockStarts.append(k) }
-            blockOf[k] = blockStarts.count - 1
-        }
-        let blockCount = blockStarts.count
-        func end(_ block: Int) -> Int { block + 1 < blockCount ? blockStarts[block + 1] : n }
-
-        var states: [RegisterSet?] = Array(repeating: nil, count: blockCount)
+        let blocks = BasicBlocks(body[...], start: start)
+        var states: [RegisterSet?] = Array(repeating: nil, count: blocks.starts.count)
         states[0] = entry
         var work: [Int] = [0]
-        var queued = Array(repeating: false, count: blockCount)
+        var queued = Array(repeating: false, count: blocks.starts.count)
         queued[0] = true
         func flow(_ state: RegisterSet, into block: Int) {
             if var existing = states[block] {
-                guard existing.meet(state) else { return }
+                guard existing.intersect(state) else { return }
                 states[block] = existing
             } else {
                 states[block] = state
@@ -184,31 +134,16 @@ public struct UniformityAnalysis: Sendable {
         while let block = work.popLast() {
             queued[block] = false
             guard var state = states[block] else { continue }
-            var last: Instruction?
-            for k in blockStarts[block]..<end(block) {
-                _ = transfer(body[k], &state)
-                last = body[k]
-            }
-            let fallsThrough = end(block) < n
-            switch last?.opcode {
-            case .ret?:
-                // The next batch starts from what this one left, inputs rewritten.
-                flow(exitState(state, perBatch), into: 0)
-            case .jmp?:
-                if let t = last.flatMap(target) { flow(state, into: blockOf[t]) } else { flow(exitState(state, perBatch), into: 0) }
-            case .jz?, .jnz?, .jnone?, .jany?:
-                if let t = last.flatMap(target) { flow(state, into: blockOf[t]) } else { flow(exitState(state, perBatch), into: 0) }
-                if fallsThrough { flow(state, into: block + 1) } else { flow(exitState(state, perBatch), into: 0) }
-            default:
-                // Running off the end acts as `ret` (the VM appends one).
-                if fallsThrough { flow(state, into: block + 1) } else { flow(exitState(state, perBatch), into: 0) }
-            }
+            for k in blocks.range(of: block) { _ = transfer(body[k], &state) }
+            for successor in blocks.successors[block] { flow(state, into: successor) }
+            // Leaving the body: the next batch starts from what this one left, inputs rewritten.
+            if blocks.exits[block] { flow(exitState(state, perBatch), into: 0) }
         }
 
-        var result = Array(repeating: false, count: n)
-        for block in 0..<blockCount {
+        var result = Array(repeating: false, count: body.count)
+        for block in blocks.starts.indices {
             guard var state = states[block] else { continue }     // unreachable code
-            for k in blockStarts[block]..<end(block) { result[k] = transfer(body[k], &state) }
+            for k in blocks.range(of: block) { result[k] = transfer(body[k], &state) }
         }
         return result
     }

@@ -23,6 +23,11 @@ struct PreparedInstruction: Sendable {
     /// a real mode, is never scalarized, so the bit cannot collide with a `SampleMode`.
     static let scalarFlag: UInt8 = 0x80
     var isScalar: Bool { mode & Self.scalarFlag != 0 }
+    /// Set beside `scalarFlag` when some lane-wide reader may see the destination: the
+    /// scalar step then copies lane 0 into every lane. Without it only lane 0 is written,
+    /// which is all that other scalar instructions read.
+    static let broadcastFlag: UInt8 = 0x40
+    var broadcasts: Bool { mode & Self.broadcastFlag != 0 }
 }
 
 /// An entry function converted to the VM's internal form, shareable by all workers.
@@ -85,6 +90,8 @@ public final class PreparedFunction: @unchecked Sendable {
             body[index].mode |= PreparedInstruction.scalarFlag
             body[index].cost = Self.scalarCost(body[index].opcode)
         }
+        let bodyRange = Self.clamped(function.body, library.code.count)
+        Self.markBroadcasts(&body, code: Array(library.code[bodyRange]), start: bodyRange.lowerBound, function: function)
         self.body = body
         uniformInstructionCount = uniformity.uniformCount
         prologueStart = Int(function.prologue.lowerBound)
@@ -102,6 +109,87 @@ public final class PreparedFunction: @unchecked Sendable {
     }
 
     deinit { UnsafeMutablePointer(mutating: constants).deallocate() }
+
+    /// `range` clamped into the code (an unverified library may name instructions past it).
+    static func clamped(_ range: Range<UInt32>, _ count: Int) -> Range<Int> {
+        let lower = min(Int(range.lowerBound), count)
+        return lower..<max(lower, min(Int(range.upperBound), count))
+    }
+
+    /// Sets `broadcastFlag` on the scalar instructions whose result a lane-wide reader may
+    /// see before it is overwritten: a backward liveness pass over the body's blocks where
+    /// only lane-wide reads count as uses — every operand of an instruction that is not
+    /// scalar, the masks `jnone`/`jany` reduce, and at the exit the outputs and discard mask
+    /// the renderer reads. Operands of scalar instructions and `jz`/`jnz` conditions read
+    /// lane 0 only, so a value only they consume stays in lane 0.
+    static func markBroadcasts(_ body: inout [PreparedInstruction], code: [Instruction], start: Int,
+                               function: Function) {
+        guard !code.isEmpty else { return }
+        var registerCount = 1
+        for i in code {
+            registerCount = max(registerCount, Int(i.a) + 4, Int(i.b) + 1, Int(i.c) + 1, Int(i.d) + 1)
+            if i.opcode.shape == .storeRegisterArray { registerCount = max(registerCount, Int(i.a) + Int(min(i.imm, 65536))) }
+            if i.opcode.shape == .loadRegisterArray { registerCount = max(registerCount, Int(i.b) + Int(min(i.imm, 65536))) }
+        }
+        var exitLive = RegisterSet(count: registerCount, full: false)
+        for slot in function.outputs {
+            for k in 0..<max(1, slot.type.componentCount) { exitLive[Int(slot.register) + k] = true }
+        }
+        if let discard = function.discardRegister { exitLive[Int(discard)] = true }
+
+        /// live := live − defs(i) ∪ laneWideUses(i).
+        func transfer(_ index: Int, _ live: inout RegisterSet) {
+            let i = code[index], scalar = body[index].isScalar
+            let a = Int(i.a), b = Int(i.b), c = Int(i.c), d = Int(i.d)
+            let count = Int(min(i.imm, UInt32(UInt16.max) + 1))
+            switch i.opcode.shape {
+            case .destConstant, .destArgument, .unary, .binary, .ternary, .loadRegisterArray,
+                 .loadConstantArray, .loadBuffer:
+                live[a] = false
+            case .texture: for k in 0..<4 { live[a + k] = false }
+            case .textureSize: live[a] = false; live[a + 1] = false
+            case .none, .jump, .conditionalJump, .storeRegisterArray, .textureWrite: break
+            }
+            guard !scalar else { return }
+            switch i.opcode.shape {
+            case .none, .jump, .destConstant, .destArgument, .textureSize: break
+            case .conditionalJump: if i.opcode == .jnone || i.opcode == .jany { live[a] = true }
+            case .unary: live[b] = true
+            case .binary: live[b] = true; live[c] = true
+            case .ternary: live[b] = true; live[c] = true; live[d] = true
+            case .loadRegisterArray: for k in 0..<count { live[b + k] = true }; live[c] = true
+            case .storeRegisterArray: for k in 0..<count { live[a + k] = true }; live[b] = true; live[c] = true; live[d] = true
+            case .loadConstantArray, .loadBuffer: live[b] = true
+            case .texture: live[b] = true; live[c] = true
+            case .textureWrite: for k in 0..<4 { live[a + k] = true }; live[b] = true; live[c] = true; live[d] = true
+            }
+        }
+
+        let blocks = BasicBlocks(code[...], start: start)
+        let blockCount = blocks.starts.count
+        var liveIn = Array(repeating: RegisterSet(count: registerCount, full: false), count: blockCount)
+        func liveOut(_ block: Int) -> RegisterSet {
+            var live = blocks.exits[block] ? exitLive : RegisterSet(count: registerCount, full: false)
+            for successor in blocks.successors[block] { _ = live.formUnion(liveIn[successor]) }
+            return live
+        }
+        var changed = true
+        while changed {
+            changed = false
+            for block in (0..<blockCount).reversed() {
+                var live = liveOut(block)
+                for index in blocks.range(of: block).reversed() { transfer(index, &live) }
+                if live != liveIn[block] { liveIn[block] = live; changed = true }
+            }
+        }
+        for block in 0..<blockCount {
+            var live = liveOut(block)
+            for index in blocks.range(of: block).reversed() {
+                if body[index].isScalar && live[Int(code[index].a)] { body[index].mode |= PreparedInstruction.broadcastFlag }
+                transfer(index, &live)
+            }
+        }
+    }
 
     /// The work a scalarized instruction charges: one lane of the operation (a 64th of its
     /// lane-wide weight) plus the broadcast, about one cheap lane-wide instruction.

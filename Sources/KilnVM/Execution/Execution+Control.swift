@@ -14,12 +14,18 @@ extension Execution {
         return bits != 0
     }
 
-    /// Runs a uniform instruction (`PreparedInstruction.isScalar`) on lane 0 only and
-    /// broadcasts the result to every lane of its one destination register. The operands
+    /// Runs a uniform instruction (`PreparedInstruction.isScalar`) on lane 0 only and, when
+    /// a lane-wide instruction may read the result (`broadcasts`), copies it to every lane
+    /// of its one destination register. The operands
     /// hold the same bits in every lane (`UniformityAnalysis`), so the broadcast equals what
     /// the lane loop would have written, at a 64th of the arithmetic.
-    @inline(__always) static func scalarStep(_ m: Machine, _ i: PreparedInstruction) {
+    ///
+    /// Out of line on purpose: inlining a second copy of the whole `switch` into the hot loop
+    /// made the optimizer outline the 64-lane `step` instead (a call, a stack frame and a
+    /// runtime lane count on every varying instruction: raymarch lost a third of its speed).
+    @inline(never) static func scalarStep(_ m: Machine, _ i: PreparedInstruction) {
         _ = step(m, i, lanes: 1)
+        guard i.broadcasts else { return }
         let a = m[i.a], value = a[0]
         for l in 0..<laneCount { a[l] = value }
     }
