@@ -95,7 +95,9 @@ function handleBinary(buffer) {
   hideOverlay();
   transport.frame(frame);
   $("fps").textContent = `${frames.fps} fps`;
-  $("render-ms").textContent = `${(frame.renderMicroseconds / 1000).toFixed(2)} ms/frame`;
+  const ms = (frame.renderMicroseconds / 1000).toFixed(2);
+  const k = frame.coarseStride;
+  $("render-ms").textContent = k > 1 ? `coarse 1/${k * k} of the pixels in ${ms} ms` : `${ms} ms/frame`;
 }
 
 // --- compile results ----------------------------------------------------------------------

@@ -22,6 +22,8 @@ export function parseFrame(buffer) {
   if (view.getUint8(at.version) !== FRAME_HEADER.version) return null;
   return {
     format: view.getUint8(at.format),
+    // A coarse frame's sample stride (flags bits 0–7), 0 for a full frame.
+    coarseStride: view.getUint16(at.flags, true) & 0xff,
     sequence: view.getUint32(at.sequence, true),
     time: view.getFloat64(at.time, true),
     width: view.getUint32(at.width, true),
@@ -29,6 +31,20 @@ export function parseFrame(buffer) {
     renderMicroseconds: view.getUint32(at.renderMicroseconds, true),
     payload: new Uint8Array(buffer, FRAME_HEADER.bytes),
   };
+}
+
+/** Premultiplied RGBA8 (frames) into straight-alpha RGBA8 (canvas ImageData). */
+function unpremultiply(source, target) {
+  for (let i = 0; i < source.length; i += 4) {
+    const a = source[i + 3];
+    if (a === 255 || a === 0) {
+      target[i] = source[i]; target[i + 1] = source[i + 1]; target[i + 2] = source[i + 2];
+    } else {
+      const scale = 255 / a;
+      target[i] = source[i] * scale; target[i + 1] = source[i + 1] * scale; target[i + 2] = source[i + 2] * scale;
+    }
+    target[i + 3] = a;
+  }
 }
 
 export class FrameView {
@@ -45,23 +61,34 @@ export class FrameView {
 
   draw(frame) {
     if (frame.format !== 0) return; // the page asks for RGBA8
+    if (frame.coarseStride > 1) {
+      // Every k-th pixel of the edit's first frame: shown scaled up (blocky, so it reads as
+      // a draft) over the canvas until the full frame replaces it.
+      const k = frame.coarseStride;
+      if (!this.image) {
+        this.canvas.width = frame.width * k;
+        this.canvas.height = frame.height * k;
+      }
+      const small = document.createElement("canvas");
+      small.width = frame.width;
+      small.height = frame.height;
+      const image = small.getContext("2d").createImageData(frame.width, frame.height);
+      unpremultiply(frame.payload, image.data);
+      small.getContext("2d").putImageData(image, 0, 0);
+      this.context.imageSmoothingEnabled = false;
+      this.context.clearRect(0, 0, this.canvas.width, this.canvas.height);
+      this.context.drawImage(small, 0, 0, frame.width * k, frame.height * k);
+      this.coarse = true;
+      this.lastTime = frame.time;
+      return;
+    }
+    this.coarse = false;
     if (!this.image || this.image.width !== frame.width || this.image.height !== frame.height) {
       this.canvas.width = frame.width;
       this.canvas.height = frame.height;
       this.image = this.context.createImageData(frame.width, frame.height);
     }
-    // Canvas ImageData is straight alpha; frames are premultiplied.
-    const source = frame.payload, target = this.image.data;
-    for (let i = 0; i < source.length; i += 4) {
-      const a = source[i + 3];
-      if (a === 255 || a === 0) {
-        target[i] = source[i]; target[i + 1] = source[i + 1]; target[i + 2] = source[i + 2];
-      } else {
-        const scale = 255 / a;
-        target[i] = source[i] * scale; target[i + 1] = source[i + 1] * scale; target[i + 2] = source[i + 2] * scale;
-      }
-      target[i + 3] = a;
-    }
+    unpremultiply(frame.payload, this.image.data);
     this.context.putImageData(this.image, 0, 0);
     this.lastTime = frame.time;
     const now = performance.now();

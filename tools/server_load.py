@@ -6,11 +6,14 @@
     python3 tools/server_load.py viewers --clients 50 --size 256 --fps 30 --seconds 10
     python3 tools/server_load.py idle --clients 1000
     python3 tools/server_load.py attack --seconds 10
+    python3 tools/server_load.py firstpixels --size 512 --edits 15
 
 Each starts its own `kiln serve` (KILN_BIN, default .build/release/kiln) on a free port
 unless --url is given. Edit latency is measured from sending an edited source to receiving
 the first frame that shows the edit: every edit changes the colour a shape shader returns,
-and the client checks the frame's first pixel.
+and the client checks the frame's first pixel. `firstpixels` edits each benchmark shader
+(bench/*.metal) while it previews and reports edit → first pixels (the first frame after
+the `compiled` reply, coarse or not) and edit → first full frame.
 """
 import argparse
 import asyncio
@@ -123,6 +126,66 @@ async def latency(args):
         results = []
         await editor(args.server.url, size, args.edits, 0, results)
         report(f"edit → first frame, 1 client, {size}²", results)
+
+
+# The benchmark cases of `kiln bench`: file, function, content, second content, clock.
+BENCH_CASES = [
+    ("wave", "wave.metal", "wave", "rainbow", None, 1.0), ("color", "tint.metal", "tint", "rainbow", None, 1.0),
+    ("layer9", "box9.metal", "box9", "rainbow", None, 1.0), ("melt", "melt.metal", "melt", "rainbow", "checker", 0.25),
+    ("loop", "swirl.metal", "swirl", "rainbow", None, 1.0), ("raymarch", "raymarch.metal", "raymarch", "rainbow", None, 1.0),
+    ("fbm", "fbm.metal", "clouds", "rainbow", None, 1.0), ("sdf2d", "sdf2d.metal", "sdf2d", "rainbow", None, 1.0),
+]
+
+
+async def first_pixels_case(url, case, size, edits):
+    name, file, function, content, content2, clock = case
+    text = (ROOT / "bench" / file).read_text()
+    first, full, strides = [], [], []
+    async with websockets.connect(url, max_size=None) as ws:
+        async def frames_until_full(began):
+            """Times of the first frame and of the first full frame after the `compiled` reply."""
+            compiled, first_at, stride = False, None, 0
+            while True:
+                message = await asyncio.wait_for(ws.recv(), timeout=60)
+                if isinstance(message, str):
+                    compiled = compiled or json.loads(message).get("type") == "compiled"
+                    continue
+                if not compiled or message[:4] != b"KLNF":
+                    continue
+                flags = HEADER.unpack_from(message)[3] & 0xFF
+                now = time.perf_counter()
+                if first_at is None:
+                    first_at, stride = now, flags
+                if not flags:
+                    return (first_at - began) * 1000, (now - began) * 1000, stride
+
+        start = {"type": "preview.start", "function": function, "size": [size, size], "fps": 30, "content": content}
+        if content2:
+            start["content2"] = content2
+        await ws.send(json.dumps({"type": "compile", "source": text}))
+        await ws.send(json.dumps(start))
+        await ws.send(json.dumps({"type": "clock", "action": "seek", "time": clock}))
+        await frames_until_full(time.perf_counter())
+        for _ in range(3):            # settle: the server's estimate is of this shader now
+            await asyncio.wait_for(ws.recv(), timeout=60)
+        for step in range(edits):
+            began = time.perf_counter()
+            await ws.send(json.dumps({"type": "compile", "source": text + f"\n// edit {step}\n"}))
+            a, b, k = await frames_until_full(began)
+            first.append(a), full.append(b), strides.append(k)
+            await asyncio.sleep(0.1)
+    return first, full, strides
+
+
+async def first_pixels(args):
+    print(f"edit → first pixels, {args.size}², {args.edits} edits per case (p50; stride = the coarse frame's, 0 = full)")
+    print(f"{'case':<10} {'first pixels ms':>16} {'full frame ms':>14} {'stride':>7}")
+    for case in BENCH_CASES:
+        if args.cases and case[0] not in args.cases:
+            continue
+        first, full, strides = await first_pixels_case(args.server.url, case, args.size, args.edits)
+        print(f"{case[0]:<10} {statistics.median(first):>16.2f} {statistics.median(full):>14.2f} "
+              f"{statistics.median(strides):>7.0f}")
 
 
 async def editors(args):
@@ -244,12 +307,14 @@ def main():
     p = sub.add_parser("idle"); p.add_argument("--clients", type=int, default=1000)
     p = sub.add_parser("attack"); p.add_argument("--seconds", type=float, default=10); p.add_argument("--size", type=int, default=256)
     p.add_argument("--fps", type=float, default=30)
+    p = sub.add_parser("firstpixels"); p.add_argument("--size", type=int, default=512); p.add_argument("--edits", type=int, default=15)
+    p.add_argument("--cases", nargs="*")
     args = parser.parse_args()
-    extra = ["--compiles-per-second", "1000"] if args.command in ("latency", "editors") else []
+    extra = ["--compiles-per-second", "1000"] if args.command in ("latency", "editors", "firstpixels") else []
     args.server = Server(args.url, extra)
     try:
         asyncio.run({"latency": latency, "editors": editors, "viewers": viewers, "idle": idle,
-                     "attack": attack}[args.command](args))
+                     "attack": attack, "firstpixels": first_pixels}[args.command](args))
     finally:
         args.server.stop()
 

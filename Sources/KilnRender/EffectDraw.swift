@@ -8,8 +8,14 @@ import KilnVM
 final class EffectDraw: PreparedDraw {
     let function: Function
     let library: Library
+    /// The output size: the full frame's, or with `stride` k > 1 the coarse frame's.
     let width: Int
     let height: Int
+    /// `RenderRequest.sampleStride`, and the full frame's size that positions, uv and the
+    /// size arguments refer to.
+    let stride: Int
+    let fullWidth: Int
+    let fullHeight: Int
     /// The content a distortion samples and a color effect reads.
     let source: Texture
     /// One lane shader per worker thread.
@@ -37,14 +43,16 @@ final class EffectDraw: PreparedDraw {
             guard let content = request.content, content.width > 0, content.height > 0 else {
                 throw RenderError("'\(function.name)' is a \(function.kind.name) effect and needs content to work on")
             }
-            (width, height) = (content.width, content.height)
+            (fullWidth, fullHeight) = (content.width, content.height)
         } else {
-            (width, height) = (request.width, request.height)
+            (fullWidth, fullHeight) = (request.width, request.height)
         }
-        try request.limits.check(width: width, height: height, what: "output")
+        try request.limits.check(width: fullWidth, height: fullHeight, what: "output")
+        stride = max(1, request.sampleStride)
+        (width, height) = ((fullWidth + stride - 1) / stride, (fullHeight + stride - 1) / stride)
         source = request.content ?? Texture(width: 0, height: 0, pixels: [])
         let stage = try ShaderStage(request: request, functionIndex: functionIndex, arguments: request.arguments,
-                                    width: width, height: height)
+                                    width: fullWidth, height: fullHeight)
         threads = Renderer.workerCount(request.threads)
         rowsPerBand = max(2, (request.rowsPerBand + 1) & ~1)       // even: quads never straddle bands
         var shaders: [LaneShader] = []
@@ -64,7 +72,7 @@ final class EffectDraw: PreparedDraw {
             do throws(RenderError) {
                 // Bands start on even rows (`rowsPerBand` is even), so quads line up with
                 // the image as a GPU's do: a quad's top-left pixel has even coordinates.
-                for y in stride(from: rows.lowerBound, to: rows.upperBound, by: 2) {
+                for y in Swift.stride(from: rows.lowerBound, to: rows.upperBound, by: 2) {
                     let quadRows = min(2, height - y)
                     var x0 = 0
                     while x0 < width {
@@ -158,23 +166,24 @@ final class EffectDraw: PreparedDraw {
             switch input.role {
             case .position(let components):
                 let xs = shader.floatLanes(input.register)
-                for lane in 0..<laneCount { xs[lane] = Float(x0 + Quads.column(lane)) + 0.5 }
+                for lane in 0..<laneCount { xs[lane] = Float((x0 + Quads.column(lane)) * stride) + 0.5 }
                 if components > 1 {
                     let ys = shader.floatLanes(input.register + 1)
-                    for lane in 0..<laneCount { ys[lane] = Float(y + Quads.row(lane)) + 0.5 }
+                    for lane in 0..<laneCount { ys[lane] = Float((y + Quads.row(lane)) * stride) + 0.5 }
                 }
                 if components > 2 { shader.floatLanes(input.register + 2).update(repeating: 0, count: laneCount) }
                 if components > 3 { shader.floatLanes(input.register + 3).update(repeating: 1, count: laneCount) }
             case .sourceColor:
                 // Four consecutive registers are consecutive lane blocks: one planar quad read.
                 _ = shader.floatLanes(input.register + 3)       // checks the last register exists
-                Sampling.readQuadLanes(source, x0: x0, y: y, columns: columns, into: shader.floatLanes(input.register))
+                Sampling.readQuadLanes(source, x0: x0, y: y, columns: columns, stride: stride,
+                                       into: shader.floatLanes(input.register))
             case .uv:
                 let us = shader.floatLanes(input.register), vs = shader.floatLanes(input.register + 1)
-                let width = Float(self.width), height = Float(self.height)
+                let width = Float(fullWidth), height = Float(fullHeight)
                 for lane in 0..<laneCount {
-                    us[lane] = (Float(x0 + Quads.column(lane)) + 0.5) / width
-                    vs[lane] = (Float(y + Quads.row(lane)) + 0.5) / height
+                    us[lane] = (Float((x0 + Quads.column(lane)) * stride) + 0.5) / width
+                    vs[lane] = (Float((y + Quads.row(lane)) * stride) + 0.5) / height
                 }
             case .zero(let components):
                 for component in 0..<components {

@@ -32,6 +32,13 @@ public struct RenderRequest: Sendable {
     /// Stops the render between batches when cancelled (a prepared draw checks it on
     /// every frame it renders).
     public var cancellation: RenderCancellation?
+    /// A coarse frame: with k > 1, full-frame draws (effects, shapes, fragment passes)
+    /// shade only every k-th pixel of every k-th row and return a ⌈w/k⌉ × ⌈h/k⌉ image
+    /// whose pixel (x, y) is exactly the full frame's pixel (x·k, y·k) — the same inputs,
+    /// arguments bound for the full size — except that derivatives span k pixels. Other
+    /// draws (triangles, kernels) ignore it and render the full frame. `kiln serve` sends
+    /// one first after an edit when a full frame would be slow (docs/protocol.md).
+    public var sampleStride = 1
 
     public init(library: Library, functionName: String, fragmentName: String? = nil, width: Int, height: Int,
                 content: Texture? = nil, content2: Texture? = nil, arguments: [String: [Float]] = [:],

@@ -9,7 +9,9 @@
 ///     4 B     u8    u8      u16       u32               f64           u32     u32    u32 µs
 /// ```
 /// `format` 0 = RGBA8 premultiplied (width × height × 4 bytes, row 0 at the top),
-/// 1 = PNG (straight alpha). Libraries start with "KILNLIB\0" instead, so a client can
+/// 1 = PNG (straight alpha). `flags` bits 0–7: the sample stride k of a *coarse* frame
+/// (0 for a full frame): its pixel (x, y) is the full frame's pixel (k·x, k·y), to be shown
+/// scaled up until the full frame follows; bits 8–15 are 0. Libraries start with "KILNLIB\0" instead, so a client can
 /// tell the two binary messages apart by their first bytes.
 ///
 /// `Field` is the one definition of the layout: the writer and reader here use it, and a
@@ -46,8 +48,12 @@ public struct FrameHeader: Equatable, Sendable {
     public var width: UInt32
     public var height: UInt32
     public var renderMicroseconds: UInt32
+    /// The sample stride of a coarse frame (`flags` bits 0–7); 0 for a full frame.
+    public var coarseStride: UInt8
 
-    public init(format: Format, sequence: UInt32, time: Double, width: UInt32, height: UInt32, renderMicroseconds: UInt32) {
+    public init(format: Format, sequence: UInt32, time: Double, width: UInt32, height: UInt32, renderMicroseconds: UInt32,
+                coarseStride: UInt8 = 0) {
+        self.coarseStride = coarseStride
         self.format = format
         self.sequence = sequence
         self.time = time
@@ -56,7 +62,7 @@ public struct FrameHeader: Equatable, Sendable {
         self.renderMicroseconds = renderMicroseconds
     }
 
-    /// The header bytes (flags are 0).
+    /// The header bytes.
     public var bytes: [UInt8] {
         var out = [UInt8](repeating: 0, count: Self.byteCount)
         func put(_ value: UInt64, _ field: Field, bytes count: Int) {
@@ -65,6 +71,7 @@ public struct FrameHeader: Equatable, Sendable {
         out.replaceSubrange(Field.magic.offset..<Field.magic.offset + 4, with: Self.magic)
         out[Field.version.offset] = Self.version
         out[Field.format.offset] = format.rawValue
+        put(UInt64(coarseStride), .flags, bytes: 2)
         put(UInt64(sequence), .sequence, bytes: 4)
         put(time.bitPattern, .time, bytes: 8)
         put(UInt64(width), .width, bytes: 4)
@@ -82,6 +89,7 @@ public struct FrameHeader: Equatable, Sendable {
         }
         self.init(format: format, sequence: UInt32(read(.sequence, bytes: 4)), time: Double(bitPattern: read(.time, bytes: 8)),
                   width: UInt32(read(.width, bytes: 4)), height: UInt32(read(.height, bytes: 4)),
-                  renderMicroseconds: UInt32(read(.renderMicroseconds, bytes: 4)))
+                  renderMicroseconds: UInt32(read(.renderMicroseconds, bytes: 4)),
+                  coarseStride: UInt8(truncatingIfNeeded: read(.flags, bytes: 2)))
     }
 }

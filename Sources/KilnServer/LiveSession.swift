@@ -55,8 +55,11 @@ final class LiveSession: @unchecked Sendable {
     var frameCancellation = RenderCancellation()
     /// Set when the session closes: work still running for it must not take memory again.
     var closed = false
-    /// How long the session's last frame took to render (it decides the frames' queue).
+    /// How long the session's last frame took to render (it decides the frames' queue), or
+    /// what a full frame is estimated to take after a coarse one.
     var lastFrameSeconds = 0.0
+    /// The generation whose first frame was decided coarse or not (one per edit).
+    var coarseGeneration = -1
     var preview: PreviewSettings?
     var clock = PreviewClock()
     var nextFrameDue = 0.0

@@ -6,12 +6,37 @@ import KilnRender
 public protocol PreviewRenderer: Sendable {
     /// Renders one frame; returns premultiplied RGBA8 bytes (width × height × 4).
     func render(_ request: PreviewRequest) throws -> [UInt8]
+    /// Renders a coarse frame — every `stride`-th pixel of every `stride`-th row of what
+    /// `render` would make, exactly those pixels — or returns nil when the function's kind
+    /// has none (the caller renders the full frame instead).
+    func renderCoarse(_ request: PreviewRequest, stride: Int) throws -> CoarseFrame?
     /// Encodes premultiplied RGBA8 as a PNG (straight alpha).
     func encodePNG(premultiplied bytes: [UInt8], width: Int, height: Int) throws -> [UInt8]
     /// Decodes an uploaded PNG into content; throws a readable error for bad or oversized files.
     func decodeContent(png: [UInt8], maxSide: Int) throws -> PreviewContent
     /// A built-in content image (`rainbow`, `checker`, `gradient`, `photo`) at a size.
     func builtinContent(named name: String, width: Int, height: Int) throws -> PreviewContent
+}
+
+/// A coarse frame: premultiplied RGBA8 of `width` × `height` pixels, each the full frame's
+/// pixel at (x·stride, y·stride).
+public struct CoarseFrame: Sendable {
+    public var pixels: [UInt8]
+    public var width: Int
+    public var height: Int
+    public var stride: Int
+
+    public init(pixels: [UInt8], width: Int, height: Int, stride: Int) {
+        self.pixels = pixels
+        self.width = width
+        self.height = height
+        self.stride = stride
+    }
+}
+
+extension PreviewRenderer {
+    /// Renderers without coarse frames (test doubles) render every frame in full.
+    public func renderCoarse(_ request: PreviewRequest, stride: Int) throws -> CoarseFrame? { nil }
 }
 
 /// An image under an effect, in whatever form the renderer keeps it.

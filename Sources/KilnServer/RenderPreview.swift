@@ -7,15 +7,29 @@ public struct RenderPreview: PreviewRenderer {
     public init() {}
 
     public func render(_ request: PreviewRequest) throws -> [UInt8] {
+        try Renderer.render(Self.renderRequest(request)).bytes
+    }
+
+    /// Full-frame kinds (effects, shapes, fragment passes) have coarse frames
+    /// (`RenderRequest.sampleStride`); triangle draws and kernels do not.
+    public func renderCoarse(_ request: PreviewRequest, stride: Int) throws -> CoarseFrame? {
+        guard stride > 1, let function = request.library.function(named: request.function),
+              [.distortion, .color, .layer, .shape, .fragment].contains(function.kind) else { return nil }
+        var coarse = Self.renderRequest(request)
+        coarse.sampleStride = stride
+        let image = try Renderer.render(coarse)
+        return CoarseFrame(pixels: image.bytes, width: image.width, height: image.height, stride: stride)
+    }
+
+    static func renderRequest(_ request: PreviewRequest) -> RenderRequest {
         let content = request.content?.storage as? Texture
         let content2 = request.content2?.storage as? Texture
         var limits = RenderLimits.default
         limits.maxFrameWork = request.maxFrameWork
-        let frame = try Renderer.render(RenderRequest(
+        return RenderRequest(
             library: request.library, functionName: request.function, width: request.width, height: request.height,
             content: content, content2: content2, arguments: request.arguments, time: request.time,
-            threads: request.threads, limits: limits, cancellation: request.cancellation))
-        return frame.bytes
+            threads: request.threads, limits: limits, cancellation: request.cancellation)
     }
 
     public func encodePNG(premultiplied bytes: [UInt8], width: Int, height: Int) throws -> [UInt8] {

@@ -35,6 +35,11 @@ public struct ServerSettings: Sendable {
     /// pool's heavy queue, which never occupies every worker (`WorkerPool`), so cheap
     /// previews keep their frame rate beside expensive ones.
     public var heavyFrameSeconds = 0.05
+    /// After an edit, when the last full frame took longer than twice this (or there is
+    /// none yet), the first frame is coarse — every k-th pixel of every k-th row, k the
+    /// smallest power of two that brings the estimate under this many seconds (at most 16)
+    /// — and the full frame follows at once. 0 turns coarse frames off.
+    public var coarseFrameSeconds = 0.002
     /// Render threads per frame (tiles); 0 shares the cores among the previewing sessions
     /// (all of them for one session, one each when many preview at once).
     public var renderThreadsPerFrame = 0

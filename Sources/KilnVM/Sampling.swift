@@ -55,9 +55,10 @@ extension Sampling {
     /// Texels of a quad-laid-out batch (`laneCount / 2` columns × 2 rows from (`x0`, `y`),
     /// lane = 4·quad + 2·row + column), exactly as `read` gives them, written planar into
     /// `output` (`4 × laneCount` floats); pixels past `columns` or the image are transparent.
-    public static func readQuadLanes(_ texture: Texture, x0: Int, y: Int, columns: Int,
+    /// With `stride` k the batch's pixel (x, y) reads texel (x·k, y·k).
+    public static func readQuadLanes(_ texture: Texture, x0: Int, y: Int, columns: Int, stride: Int = 1,
                                      into output: UnsafeMutablePointer<Float>) {
-        TextureView(texture).readQuadLanes(x0: x0, y: y, columns: columns,
+        TextureView(texture).readQuadLanes(x0: x0, y: y, columns: columns, stride: stride,
                                            into: UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt32.self))
     }
 }

@@ -231,11 +231,13 @@ extension TextureView {
     /// Texels of the `laneCount / 2` × 2 pixels from (`x0`, `y`) in quad lane order
     /// (lane = 4·quad + 2·row + column, as the renderer lays batches out), written planar
     /// into `r` (`4 × laneCount` words). Pixels past `columns` or outside the image read as
-    /// transparent black (helper lanes).
-    @inline(__always) func readQuadLanes(x0: Int, y: Int, columns: Int, into r: UnsafeMutablePointer<UInt32>) {
+    /// transparent black (helper lanes). With `stride` k, batch pixel (x, y) reads texel
+    /// (x·k, y·k): a coarse frame's subsample of the image.
+    @inline(__always) func readQuadLanes(x0: Int, y: Int, columns: Int, stride: Int = 1,
+                                         into r: UnsafeMutablePointer<UInt32>) {
         let g = r + laneCount, b = g + laneCount, alpha = b + laneCount
         let span = laneCount / 2
-        if columns >= span && x0 >= 0 && x0 <= width &- span && y >= 0 && y &+ 1 < height {
+        if stride == 1 && columns >= span && x0 >= 0 && x0 <= width &- span && y >= 0 && y &+ 1 < height {
             // Both rows inside the image: two straight reads per quad, no bounds checks.
             let top = texels + (y &* width &+ x0) &* 4, bottom = top + width &* 4
             for quad in 0..<(laneCount / 4) {
@@ -248,7 +250,7 @@ extension TextureView {
             return
         }
         for l in 0..<laneCount {
-            let column = (l >> 2) << 1 | (l & 1), x = x0 &+ column, py = y &+ ((l >> 1) & 1)
+            let column = (l >> 2) << 1 | (l & 1), x = (x0 &+ column) &* stride, py = (y &+ ((l >> 1) & 1)) &* stride
             let inside = column < columns && x >= 0 && x < width && py >= 0 && py < height
             let p = inside ? texels + (py &* width &+ x) &* 4 : zero
             r[l] = p[0].bitPattern

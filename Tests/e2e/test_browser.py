@@ -15,6 +15,7 @@ selenium = pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 
 ARTIFACTS = pathlib.Path(os.environ.get("KILN_ARTIFACTS", ROOT / ".build" / "artifacts")) / "browser"
 
@@ -54,7 +55,11 @@ def browser():
 def wait_for(predicate, timeout=15, interval=0.1, message="condition"):
     deadline = time.time() + timeout
     while time.time() < deadline:
-        value = predicate()
+        try:
+            value = predicate()
+        except StaleElementReferenceException:
+            # The page re-rendered the element between finding and reading it: look again.
+            value = None
         if value:
             return value
         time.sleep(interval)

@@ -30,9 +30,10 @@ def curl(*args, data=None):
 
 
 def parse_frame(message):
-    magic, version, fmt, _, seq, t, w, h, render_us = FRAME_HEADER.unpack_from(message)
+    magic, version, fmt, flags, seq, t, w, h, render_us = FRAME_HEADER.unpack_from(message)
     assert magic == b"KLNF" and version == 1
-    return {"format": fmt, "sequence": seq, "time": t, "width": w, "height": h, "payload": message[FRAME_HEADER.size:]}
+    return {"format": fmt, "sequence": seq, "time": t, "width": w, "height": h, "coarse": flags & 0xFF,
+            "payload": message[FRAME_HEADER.size:], "raw": message}
 
 
 async def next_json(ws, type_=None, timeout=10):
@@ -47,12 +48,15 @@ async def next_json(ws, type_=None, timeout=10):
     raise TimeoutError(type_)
 
 
-async def next_frame(ws, timeout=10):
+async def next_frame(ws, timeout=10, coarse=False):
+    """The next full frame (or, with coarse=True, the next frame of either kind)."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         message = await asyncio.wait_for(ws.recv(), timeout=deadline - time.time())
         if isinstance(message, bytes) and message[:4] == b"KLNF":
-            return parse_frame(message)
+            frame = parse_frame(message)
+            if coarse or not frame["coarse"]:
+                return frame
     raise TimeoutError("frame")
 
 
@@ -691,3 +695,62 @@ def test_long_request_targets_get_414_and_long_headers_are_read(server):
     assert reply.startswith(b"HTTP/1.1 200"), reply[:80]
     reply = raw_http(server, b"GET /healthz HTTP/1.1\r\n" + host + b"X-Big: " + b"b" * 8000 + b"\r\nConnection: close\r\n\r\n")
     assert reply.startswith(b"HTTP/1.1 200"), reply[:80]
+
+
+def expected_coarse_stride(last_frame_seconds, target=0.002):
+    """The server's rule (KilnService.coarseStride), for the default --coarse-frame-seconds."""
+    if last_frame_seconds <= 2 * target:
+        return 0
+    k = 2
+    while k < 16 and last_frame_seconds / (k * k) > target:
+        k *= 2
+    return k
+
+
+def test_an_edit_of_a_slow_shader_shows_coarse_pixels_first(server):
+    """The first frame after an edit is coarse when a full one would be slow (always when
+    the session has no frame yet): every k-th pixel, exactly the full frame's pixels there,
+    flagged in the header; the full frame follows at once."""
+    source = (ROOT / "bench" / "raymarch.metal").read_text()
+    fps = 120
+
+    def subsample(full, k):
+        w, pixels = full["width"], full["payload"]
+        rows = []
+        for y in range(0, full["height"], k):
+            for x in range(0, w, k):
+                rows.append(pixels[(y * w + x) * 4:(y * w + x) * 4 + 4])
+        return b"".join(rows)
+
+    async def go():
+        async with websockets.connect(server.ws) as ws:
+            await ws.send(json.dumps({"type": "compile", "id": 1, "name": "raymarch.metal", "source": source}))
+            await next_json(ws, "compiled")
+            await ws.send(json.dumps({"type": "preview.start", "id": 3, "function": "raymarch", "size": [96, 64], "fps": fps}))
+            first = await next_frame(ws, timeout=60, coarse=True)
+            assert first["coarse"] == 4 and (first["width"], first["height"]) == (24, 16)
+            full = await next_frame(ws, timeout=60, coarse=True)
+            assert full["coarse"] == 0 and (full["width"], full["height"]) == (96, 64)
+            assert full["sequence"] == first["sequence"] + 1
+
+            # An edit with the clock paused (coarse and full frame at one time): coarse or
+            # not by the last full frame's render time.
+            await ws.send(json.dumps({"type": "clock", "id": 2, "action": "pause"}))
+            await next_json(ws, "clock")
+            full = await next_frame(ws, timeout=60)
+            _, _, _, _, _, _, _, _, render_us = FRAME_HEADER.unpack_from(full["raw"])
+            edited = source.replace("float3(0.9, 0.45, 0.2)", "float3(0.2, 0.45, 0.9)")
+            await ws.send(json.dumps({"type": "compile", "id": 4, "name": "raymarch.metal", "source": edited}))
+            assert (await next_json(ws, "compiled"))["ok"] is True
+            after = await next_frame(ws, timeout=60, coarse=True)
+            while after["payload"] and after["sequence"] <= full["sequence"]:
+                after = await next_frame(ws, timeout=60, coarse=True)
+            # The server goes by its own last frame, which may be a later one than ours:
+            # allow the strides of half and twice our frame's time.
+            expected = {expected_coarse_stride(render_us / 1e6 * f) for f in (0.5, 1, 2)}
+            k = after["coarse"]
+            assert k in expected, f"last frame {render_us} µs: stride {k}, expected one of {expected}"
+            if k:
+                following = await next_frame(ws, timeout=60, coarse=True)
+                assert following["coarse"] == 0 and after["payload"] == subsample(following, k)
+    run(go())

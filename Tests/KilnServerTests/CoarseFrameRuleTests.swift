@@ -1,0 +1,27 @@
+import Testing
+@testable import KilnServer
+
+/// When an edit's first frame is coarse, and how coarse (`KilnService.coarseStride`); the
+/// frames themselves are checked pixel for pixel in KilnRenderTests and end to end.
+@Suite struct CoarseFrameRuleTests {
+    @Test func theStrideFollowsTheLastFrame() {
+        let target = 0.002
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0, target: target) == 4)        // nothing to go by
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.0012, target: target) == 1)   // wave: full frame
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.004, target: target) == 1)    // at twice the target
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.0075, target: target) == 2)   // layer9: 1.9 ms
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.016, target: target) == 4)    // sdf2d: 1 ms
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.105, target: target) == 8)    // raymarch: 1.6 ms
+        #expect(KilnService.coarseStride(lastFrameSeconds: 10, target: target) == 16)      // capped
+        #expect(KilnService.coarseStride(lastFrameSeconds: 10, target: 0) == 1)            // turned off
+    }
+
+    @Test func theHeaderCarriesTheStride() {
+        let header = FrameHeader(format: .rgba8, sequence: 7, time: 1.5, width: 64, height: 48, renderMicroseconds: 900,
+                                 coarseStride: 8)
+        #expect(header.bytes[FrameHeader.Field.flags.offset] == 8)
+        #expect(FrameHeader(bytes: header.bytes)?.coarseStride == 8)
+        let full = FrameHeader(format: .rgba8, sequence: 8, time: 1.5, width: 512, height: 384, renderMicroseconds: 9000)
+        #expect(full.bytes[FrameHeader.Field.flags.offset] == 0)
+    }
+}
