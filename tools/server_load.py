@@ -166,14 +166,23 @@ async def first_pixels_case(url, case, size, edits):
         await ws.send(json.dumps(start))
         await ws.send(json.dumps({"type": "clock", "action": "seek", "time": clock}))
         await frames_until_full(time.perf_counter())
-        for _ in range(3):            # settle: the server's estimate is of this shader now
+
+        async def drain(seconds):
+            """Reads frames for a while, then up to the next frame: the edit then goes out
+            with nothing queued for this client (a page reads as frames come; a backlog of
+            1-MB frames would be this script's latency, not the server's)."""
+            deadline = time.perf_counter() + seconds
+            while time.perf_counter() < deadline:
+                await asyncio.wait_for(ws.recv(), timeout=60)
             await asyncio.wait_for(ws.recv(), timeout=60)
+
+        await drain(0.3)              # the server's estimate is of this shader now
         for step in range(edits):
             began = time.perf_counter()
             await ws.send(json.dumps({"type": "compile", "source": text + f"\n// edit {step}\n"}))
             a, b, k = await frames_until_full(began)
             first.append(a), full.append(b), strides.append(k)
-            await asyncio.sleep(0.1)
+            await drain(0.1)
     return first, full, strides
 
 

@@ -63,6 +63,11 @@ extension KilnService {
             session.lock.unlock()
             return due
         }
+        // An edit is compiling: a heavy session's next frame waits for it (`submitCompile`).
+        guard session.compilesInFlight == 0 || session.lastFrameSeconds <= settings.heavyFrameSeconds else {
+            session.lock.unlock()
+            return nil
+        }
         let interval = 1 / max(1, preview.fps)
         // One frame renders at a time per session (so frames arrive in order) and at most
         // `maxFramesInFlight` are rendering or waiting on the socket.
@@ -71,6 +76,12 @@ extension KilnService {
         let staleOnly = session.renderingGeneration != session.generation
         let inFlight = session.rendering + session.sink.queuedFrames
         guard session.rendering == 0 || staleOnly, inFlight < settings.maxFramesInFlight || staleOnly else {
+            // A coarse frame is rendering: the full frame it promises starts as soon as it is
+            // done (its render wakes the scheduler), not a frame interval later.
+            if session.fullFrameOwed {
+                session.lock.unlock()
+                return nil
+            }
             metrics.increment("kiln_frames_dropped_total")
             session.nextFrameDue = max(session.nextFrameDue + interval, now)
             let due = session.nextFrameDue
@@ -99,6 +110,7 @@ extension KilnService {
             stride = Self.coarseStride(lastFrameSeconds: session.lastFrameSeconds, target: settings.coarseFrameSeconds)
         }
         // A paused clock renders one frame per change, not the same frame at the frame rate.
+        session.fullFrameOwed = stride > 1
         if stride > 1 {
             session.nextFrameDue = now
         } else {

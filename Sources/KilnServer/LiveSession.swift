@@ -60,6 +60,11 @@ final class LiveSession: @unchecked Sendable {
     var lastFrameSeconds = 0.0
     /// The generation whose first frame was decided coarse or not (one per edit).
     var coarseGeneration = -1
+    /// A coarse frame was scheduled and its full frame has not started yet.
+    var fullFrameOwed = false
+    /// Compiles submitted and not yet finished. While one runs, a heavy session starts no
+    /// frame, so the compile (and the new library's first frame) has the cores.
+    var compilesInFlight = 0
     var preview: PreviewSettings?
     var clock = PreviewClock()
     var nextFrameDue = 0.0

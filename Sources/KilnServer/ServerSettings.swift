@@ -39,7 +39,7 @@ public struct ServerSettings: Sendable {
     /// none yet), the first frame is coarse — every k-th pixel of every k-th row, k the
     /// smallest power of two that brings the estimate under this many seconds (at most 16)
     /// — and the full frame follows at once. 0 turns coarse frames off.
-    public var coarseFrameSeconds = 0.002
+    public var coarseFrameSeconds = 0.001
     /// Render threads per frame (tiles); 0 shares the cores among the previewing sessions
     /// (all of them for one session, one each when many preview at once).
     public var renderThreadsPerFrame = 0

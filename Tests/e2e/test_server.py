@@ -697,7 +697,7 @@ def test_long_request_targets_get_414_and_long_headers_are_read(server):
     assert reply.startswith(b"HTTP/1.1 200"), reply[:80]
 
 
-def expected_coarse_stride(last_frame_seconds, target=0.002):
+def expected_coarse_stride(last_frame_seconds, target=0.001):
     """The server's rule (KilnService.coarseStride), for the default --coarse-frame-seconds."""
     if last_frame_seconds <= 2 * target:
         return 0
