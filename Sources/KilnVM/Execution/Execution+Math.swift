@@ -20,6 +20,9 @@ extension Execution {
 
     @inline(__always) static func fsin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        // One lane (a uniform instruction, `scalarStep`): the scalar function directly, the
+        // same bits without the two passes through scratch.
+        if n == 1 { a[0] = KilnMath.sin(f(b[0])).bitPattern; return }
         if anyLargeTrigArgument(b, n) {
             for l in 0..<n { a[l] = KilnMath.sin(f(b[l])).bitPattern }
         } else {
@@ -28,6 +31,7 @@ extension Execution {
     }
     @inline(__always) static func fcos(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if n == 1 { a[0] = KilnMath.cos(f(b[0])).bitPattern; return }
         if anyLargeTrigArgument(b, n) {
             for l in 0..<n { a[l] = KilnMath.cos(f(b[l])).bitPattern }
         } else {
