@@ -3,7 +3,7 @@ import KilnBytecode
 import KilnVM
 
 /// Draws the full-frame kinds — distortion, color, layer, shape, fragment pass — by running
-/// the function over every pixel in batches of `laneCount` consecutive pixels of a row
+/// the function over every pixel in batches of `laneCount` pixels, one `BatchTile` each
 /// (conformance README §4 gives each kind's inputs and outputs).
 final class EffectDraw: PreparedDraw {
     let function: Function
@@ -54,7 +54,8 @@ final class EffectDraw: PreparedDraw {
         let stage = try ShaderStage(request: request, functionIndex: functionIndex, arguments: request.arguments,
                                     width: fullWidth, height: fullHeight)
         threads = Renderer.workerCount(request.threads)
-        rowsPerBand = max(2, (request.rowsPerBand + 1) & ~1)       // even: quads never straddle bands
+        // Whole tiles per band: quads (and tiles) never straddle bands.
+        rowsPerBand = max(1, (request.rowsPerBand + BatchTile.rows - 1) / BatchTile.rows) * BatchTile.rows
         var shaders: [LaneShader] = []
         for _ in 0..<threads { shaders.append(try stage.makeShader()) }
         self.shaders = shaders
@@ -70,14 +71,14 @@ final class EffectDraw: PreparedDraw {
             guard !failures.hasFailure else { return }
             let shader = shaders[worker]
             do throws(RenderError) {
-                // Bands start on even rows (`rowsPerBand` is even), so quads line up with
-                // the image as a GPU's do: a quad's top-left pixel has even coordinates.
-                for y in Swift.stride(from: rows.lowerBound, to: rows.upperBound, by: 2) {
-                    let quadRows = min(2, height - y)
+                // Bands start on multiples of the tile height, so quads line up with the
+                // image as a GPU's do: a quad's top-left pixel has even coordinates.
+                for y in Swift.stride(from: rows.lowerBound, to: rows.upperBound, by: BatchTile.rows) {
+                    let tileRows = min(BatchTile.rows, height - y)
                     var x0 = 0
                     while x0 < width {
-                        let columns = min(Self.batchColumns, width - x0)
-                        try shade(shader, x0: x0, y: y, columns: columns, rows: quadRows, output: pixels + (y * width + x0) * 4)
+                        let columns = min(BatchTile.columns, width - x0)
+                        try shade(shader, x0: x0, y: y, columns: columns, rows: tileRows, output: pixels + (y * width + x0) * 4)
                         try budget.charge(shader)
                         x0 += columns
                     }
@@ -90,15 +91,12 @@ final class EffectDraw: PreparedDraw {
         if let failure = failures.first { throw failure }
     }
 
-    /// A batch covers `batchColumns` × 2 pixels as 16 quads of 2×2 (`Quads`).
-    static let batchColumns = laneCount / 2
-
-    /// Shades the `columns` × `rows` pixels from (`x0`, `y`) in one batch. Lanes of pixels
-    /// past the image (a last odd column or row) run as GPU helper lanes: they compute, so
-    /// derivatives at the edge are real differences, and are never stored.
+    /// Shades the `columns` × `rows` pixels from (`x0`, `y`) in one batch (a `BatchTile`).
+    /// Lanes of pixels past the image run as GPU helper lanes: they compute, so derivatives
+    /// at the edge are real differences, and are never stored.
     private func shade(_ shader: LaneShader, x0: Int, y: Int, columns: Int, rows: Int,
                        output: UnsafeMutablePointer<UInt8>) throws(RenderError) {
-        writeInputs(shader, x0: x0, y: y, columns: columns)
+        writeInputs(shader, x0: x0, y: y, columns: columns, rows: rows)
         try shader.run()
         if function.kind == .distortion, let result = plan.color {
             // The function says where to read the source for this pixel: one batch sample
@@ -121,18 +119,18 @@ final class EffectDraw: PreparedDraw {
             // A discarded pixel is left at its initial transparent black.
             let discarded = shader.lanes(discardRegister)
             for row in 0..<rows {
-                for column in 0..<columns where discarded[Quads.lane(column: column, row: row)] != 0 {
+                for column in 0..<columns where discarded[BatchTile.lane(column: column, row: row)] != 0 {
                     (output + (row * width + column) * 4).update(repeating: 0, count: 4)
                 }
             }
         }
     }
 
-    /// Quantizes planar RGBA lanes into the interleaved RGBA8 pixels of the batch's rows.
+    /// Quantizes planar RGBA lanes into the interleaved RGBA8 pixels of the batch's tile.
     /// All 64 lanes are quantized in lane order first — one branch-free loop without
     /// optionals, which the optimizer vectorizes (per-lane `store` calls with optional
-    /// channels were about a fifth of the VM's time in `bench` color) — then each quad row
-    /// (two adjacent pixels, 8 bytes) is copied to its place in the image.
+    /// channels were about a fifth of the VM's time in `bench` color) — then each pixel of
+    /// the tile inside the image is copied to its place.
     @inline(__always) private func store(_ r: UnsafePointer<Float>, _ g: UnsafePointer<Float>,
                                          _ b: UnsafePointer<Float>, _ a: UnsafePointer<Float>,
                                          columns: Int, rows: Int, output: UnsafeMutablePointer<UInt8>) {
@@ -147,43 +145,39 @@ final class EffectDraw: PreparedDraw {
             }
             for row in 0..<rows {
                 let line = UnsafeMutableRawPointer(output + row &* width &* 4)
-                let pairs = columns / 2
-                // Quad `q`'s pixels in this row are lanes 4q + 2·row and the one after.
-                for quad in 0..<pairs {
-                    line.advanced(by: quad &* 8).copyMemory(from: lanes + (quad &* 4 &+ row &* 2) &* 4, byteCount: 8)
-                }
-                if columns & 1 == 1 {
-                    line.advanced(by: pairs &* 8).copyMemory(from: lanes + (pairs &* 4 &+ row &* 2) &* 4, byteCount: 4)
+                for column in 0..<columns {
+                    line.advanced(by: column &* 4)
+                        .copyMemory(from: lanes + BatchTile.lane(column: column, row: row) &* 4, byteCount: 4)
                 }
             }
         }
     }
 
-    /// Writes the lane inputs for the batch at (`x0`, `y`): each lane gets its own pixel
-    /// of the 2-row batch, helper lanes included (their pixels lie past the image edge).
-    private func writeInputs(_ shader: LaneShader, x0: Int, y: Int, columns: Int) {
+    /// Writes the lane inputs for the tile at (`x0`, `y`): each lane gets its own pixel of
+    /// the tile, helper lanes included (their pixels lie past the image edge).
+    private func writeInputs(_ shader: LaneShader, x0: Int, y: Int, columns: Int, rows: Int) {
         for input in plan.inputs {
             switch input.role {
             case .position(let components):
                 let xs = shader.floatLanes(input.register)
-                for lane in 0..<laneCount { xs[lane] = Float((x0 + Quads.column(lane)) * stride) + 0.5 }
+                for lane in 0..<laneCount { xs[lane] = Float((x0 + BatchTile.column(lane)) * stride) + 0.5 }
                 if components > 1 {
                     let ys = shader.floatLanes(input.register + 1)
-                    for lane in 0..<laneCount { ys[lane] = Float((y + Quads.row(lane)) * stride) + 0.5 }
+                    for lane in 0..<laneCount { ys[lane] = Float((y + BatchTile.row(lane)) * stride) + 0.5 }
                 }
                 if components > 2 { shader.floatLanes(input.register + 2).update(repeating: 0, count: laneCount) }
                 if components > 3 { shader.floatLanes(input.register + 3).update(repeating: 1, count: laneCount) }
             case .sourceColor:
                 // Four consecutive registers are consecutive lane blocks: one planar quad read.
                 _ = shader.floatLanes(input.register + 3)       // checks the last register exists
-                Sampling.readQuadLanes(source, x0: x0, y: y, columns: columns, stride: stride,
+                Sampling.readQuadLanes(source, x0: x0, y: y, columns: columns, rows: rows, stride: stride,
                                        into: shader.floatLanes(input.register))
             case .uv:
                 let us = shader.floatLanes(input.register), vs = shader.floatLanes(input.register + 1)
                 let width = Float(fullWidth), height = Float(fullHeight)
                 for lane in 0..<laneCount {
-                    us[lane] = (Float((x0 + Quads.column(lane)) * stride) + 0.5) / width
-                    vs[lane] = (Float((y + Quads.row(lane)) * stride) + 0.5) / height
+                    us[lane] = (Float((x0 + BatchTile.column(lane)) * stride) + 0.5) / width
+                    vs[lane] = (Float((y + BatchTile.row(lane)) * stride) + 0.5) / height
                 }
             case .zero(let components):
                 for component in 0..<components {
@@ -192,18 +186,6 @@ final class EffectDraw: PreparedDraw {
             }
         }
     }
-}
-
-/// How a batch's 64 lanes cover pixels: 16 quads of 2×2 side by side, lane =
-/// 4·quad + 2·row + column, as a GPU groups fragments, so derivatives are differences
-/// inside a quad (the VM's `dfdx`/`dfdy`). A batch spans 32 columns of 2 rows.
-enum Quads {
-    /// The batch column (0…31) of a lane.
-    @inline(__always) static func column(_ lane: Int) -> Int { (lane >> 2) << 1 | (lane & 1) }
-    /// The batch row (0 or 1) of a lane.
-    @inline(__always) static func row(_ lane: Int) -> Int { (lane >> 1) & 1 }
-    /// The lane of batch pixel (`column`, `row`).
-    @inline(__always) static func lane(column: Int, row: Int) -> Int { (column >> 1) << 2 | row << 1 | (column & 1) }
 }
 
 /// What the renderer writes into each lane input of a function and where it reads the

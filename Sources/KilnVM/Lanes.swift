@@ -1,2 +1,24 @@
 /// Number of lanes (pixels) one VM batch runs. Every register holds this many 32-bit values.
 public let laneCount = 64
+
+/// Which pixels the `laneCount` lanes of a full-frame batch shade: a tile of
+/// `columns` × `rows` pixels made of 2×2 quads (lane = 4·quad + 2·(row within the quad) +
+/// column within the quad, quads in row-major order), as a GPU groups fragments, so `dfdx`
+/// and `dfdy` are differences inside a quad. A square tile keeps the lanes of a batch close
+/// together: in a sphere tracer or an SDF scene neighbouring pixels take about the same
+/// number of steps, and a batch runs as long as its slowest lane.
+public enum BatchTile {
+    /// Tile width and height in pixels (`columns × rows == laneCount`, both even).
+    public static let columns = 8
+    public static let rows = laneCount / columns
+    static let quadsPerRow = columns / 2
+
+    /// The tile column of a lane.
+    @inline(__always) public static func column(_ lane: Int) -> Int { ((lane >> 2) % quadsPerRow) << 1 | (lane & 1) }
+    /// The tile row of a lane.
+    @inline(__always) public static func row(_ lane: Int) -> Int { ((lane >> 2) / quadsPerRow) << 1 | ((lane >> 1) & 1) }
+    /// The lane of tile pixel (`column`, `row`).
+    @inline(__always) public static func lane(column: Int, row: Int) -> Int {
+        ((row >> 1) * quadsPerRow + (column >> 1)) << 2 | (row & 1) << 1 | (column & 1)
+    }
+}

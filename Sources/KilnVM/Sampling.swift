@@ -52,13 +52,12 @@ extension Sampling {
                                           into: UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt32.self))
     }
 
-    /// Texels of a quad-laid-out batch (`laneCount / 2` columns × 2 rows from (`x0`, `y`),
-    /// lane = 4·quad + 2·row + column), exactly as `read` gives them, written planar into
-    /// `output` (`4 × laneCount` floats); pixels past `columns` or the image are transparent.
-    /// With `stride` k the batch's pixel (x, y) reads texel (x·k, y·k).
-    public static func readQuadLanes(_ texture: Texture, x0: Int, y: Int, columns: Int, stride: Int = 1,
-                                     into output: UnsafeMutablePointer<Float>) {
-        TextureView(texture).readQuadLanes(x0: x0, y: y, columns: columns, stride: stride,
+    /// Texels of a `BatchTile` from (`x0`, `y`) in its lane order, exactly as `read` gives
+    /// them, written planar into `output` (`4 × laneCount` floats); pixels past `columns`,
+    /// `rows` or the image are transparent. With `stride` k tile pixel (x, y) reads texel (x·k, y·k).
+    public static func readQuadLanes(_ texture: Texture, x0: Int, y: Int, columns: Int, rows: Int = BatchTile.rows,
+                                     stride: Int = 1, into output: UnsafeMutablePointer<Float>) {
+        TextureView(texture).readQuadLanes(x0: x0, y: y, columns: columns, rows: rows, stride: stride,
                                            into: UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt32.self))
     }
 }

@@ -228,30 +228,26 @@ extension TextureView {
         }
     }
 
-    /// Texels of the `laneCount / 2` × 2 pixels from (`x0`, `y`) in quad lane order
-    /// (lane = 4·quad + 2·row + column, as the renderer lays batches out), written planar
-    /// into `r` (`4 × laneCount` words). Pixels past `columns` or outside the image read as
-    /// transparent black (helper lanes). With `stride` k, batch pixel (x, y) reads texel
+    /// Texels of the `BatchTile` from (`x0`, `y`) in its lane order, written planar into
+    /// `r` (`4 × laneCount` words). Pixels past `columns` or `rows` or outside the image read
+    /// as transparent black (helper lanes). With `stride` k, tile pixel (x, y) reads texel
     /// (x·k, y·k): a coarse frame's subsample of the image.
-    @inline(__always) func readQuadLanes(x0: Int, y: Int, columns: Int, stride: Int = 1,
+    @inline(__always) func readQuadLanes(x0: Int, y: Int, columns: Int, rows: Int = BatchTile.rows, stride: Int = 1,
                                          into r: UnsafeMutablePointer<UInt32>) {
         let g = r + laneCount, b = g + laneCount, alpha = b + laneCount
-        let span = laneCount / 2
-        if stride == 1 && columns >= span && x0 >= 0 && x0 <= width &- span && y >= 0 && y &+ 1 < height {
-            // Both rows inside the image: two straight reads per quad, no bounds checks.
-            let top = texels + (y &* width &+ x0) &* 4, bottom = top + width &* 4
-            for quad in 0..<(laneCount / 4) {
-                let l = quad &* 4, t = top + quad &* 8, d = bottom + quad &* 8
-                r[l] = t[0].bitPattern; g[l] = t[1].bitPattern; b[l] = t[2].bitPattern; alpha[l] = t[3].bitPattern
-                r[l &+ 1] = t[4].bitPattern; g[l &+ 1] = t[5].bitPattern; b[l &+ 1] = t[6].bitPattern; alpha[l &+ 1] = t[7].bitPattern
-                r[l &+ 2] = d[0].bitPattern; g[l &+ 2] = d[1].bitPattern; b[l &+ 2] = d[2].bitPattern; alpha[l &+ 2] = d[3].bitPattern
-                r[l &+ 3] = d[4].bitPattern; g[l &+ 3] = d[5].bitPattern; b[l &+ 3] = d[6].bitPattern; alpha[l &+ 3] = d[7].bitPattern
+        if stride == 1 && columns >= BatchTile.columns && rows >= BatchTile.rows && x0 >= 0 && y >= 0
+            && x0 <= width &- BatchTile.columns && y <= height &- BatchTile.rows {
+            // The whole tile inside the image: no bounds checks.
+            for l in 0..<laneCount {
+                let p = texels + ((y &+ BatchTile.row(l)) &* width &+ x0 &+ BatchTile.column(l)) &* 4
+                r[l] = p[0].bitPattern; g[l] = p[1].bitPattern; b[l] = p[2].bitPattern; alpha[l] = p[3].bitPattern
             }
             return
         }
         for l in 0..<laneCount {
-            let column = (l >> 2) << 1 | (l & 1), x = (x0 &+ column) &* stride, py = (y &+ ((l >> 1) & 1)) &* stride
-            let inside = column < columns && x >= 0 && x < width && py >= 0 && py < height
+            let column = BatchTile.column(l), row = BatchTile.row(l)
+            let x = (x0 &+ column) &* stride, py = (y &+ row) &* stride
+            let inside = column < columns && row < rows && x >= 0 && x < width && py >= 0 && py < height
             let p = inside ? texels + (py &* width &+ x) &* 4 : zero
             r[l] = p[0].bitPattern
             g[l] = p[1].bitPattern

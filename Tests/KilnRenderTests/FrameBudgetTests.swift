@@ -43,7 +43,8 @@ import Testing
         #expect(!body.contains { $0.opcode == .jany || $0.opcode == .jmp })
         let perBatch = body.reduce(0) { $0 + Int($1.opcode.workCost) }
         #expect(body.contains { $0.opcode == .fsin })       // a weighted instruction is in there
-        let batches = 3 * 2                                  // 96×4: three batches of 32 columns, two quad rows
+        // 96×4 in tiles of BatchTile.columns × BatchTile.rows (8×8: twelve tiles, half of each a helper row).
+        let batches = (96 / BatchTile.columns) * ((4 + BatchTile.rows - 1) / BatchTile.rows)
         let exact = batches * laneCount * perBatch
         _ = try render(Self.straight, "shade", width: 96, height: 4, maxFrameWork: exact)
         let message = Draw.failure { try render(Self.straight, "shade", width: 96, height: 4, maxFrameWork: exact - 1) }
