@@ -2,7 +2,8 @@
 ///
 /// atan: `|t| > 1` uses `π/2 − atan(1/|t|)`; two argument halvings
 /// `atan u = 2·atan(u / (1 + √(1+u²)))` bring u below tan(π/16) ≈ 0.199, where the odd
-/// Taylor series to u²⁵ is accurate to < 2⁻⁵⁵. asin and acos reduce to atan exactly enough:
+/// Taylor series to u¹⁵ is accurate to < 2⁻⁴⁴ relative (see `KilnMath`'s error budget in
+/// docs/vm.md). asin and acos reduce to atan exactly enough:
 /// `asin x = atan(x / √((1−x)(1+x)))`, `acos x = 2·atan(√((1−x)/(1+x)))`.
 extension KilnMath {
     static let pi: Double = 0x1.921fb54442d18p1
@@ -15,12 +16,7 @@ extension KilnMath {
         u = u / (1 + (1 + u * u).magnitude.squareRoot())
         u = u / (1 + (1 + u * u).magnitude.squareRoot())
         let z = u * u
-        var p: Double = -1.0 / 25
-        p = p * z + 1.0 / 23
-        p = p * z - 1.0 / 21
-        p = p * z + 1.0 / 19
-        p = p * z - 1.0 / 17
-        p = p * z + 1.0 / 15
+        var p: Double = 1.0 / 15
         p = p * z - 1.0 / 13
         p = p * z + 1.0 / 11
         p = p * z - 1.0 / 9
