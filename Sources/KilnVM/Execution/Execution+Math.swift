@@ -18,8 +18,28 @@ extension Execution {
         return largest >= limit
     }
 
+    /// True when a batch's lanes all hold lane 0's bits — operands the compiler could not
+    /// prove uniform but that are at run time: an fbm octave's lattice cell covers whole
+    /// 8×8 tiles, so its hash arguments repeat in every lane. Then a transcendental is
+    /// computed once and broadcast (`broadcast`): the same bits, 1/64 of the work. The test
+    /// is a max reduction (a vector loop) of about a hundredth of a sine's cost; one lane
+    /// (`n == 1`, a scalar step) skips it.
+    @inline(__always) static func sameInAllLanes(_ b: UnsafeMutablePointer<UInt32>, _ n: Int) -> Bool {
+        guard n == laneCount else { return false }
+        let first = b[0]
+        var difference: UInt32 = 0
+        for l in 0..<laneCount { difference = max(difference, b[l] ^ first) }
+        return difference == 0
+    }
+
+    @inline(__always) static func broadcast(_ value: Float, into a: UnsafeMutablePointer<UInt32>) {
+        let bits = value.bitPattern
+        for l in 0..<laneCount { a[l] = bits }
+    }
+
     @inline(__always) static func fsin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.sin(f(b[0])), into: a); return }
         // One lane (a uniform instruction, `scalarStep`): the scalar function directly, the
         // same bits without the two passes through scratch.
         if n == 1 { a[0] = KilnMath.sin(f(b[0])).bitPattern; return }
@@ -31,6 +51,7 @@ extension Execution {
     }
     @inline(__always) static func fcos(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.cos(f(b[0])), into: a); return }
         if n == 1 { a[0] = KilnMath.cos(f(b[0])).bitPattern; return }
         if anyLargeTrigArgument(b, n) {
             for l in 0..<n { a[l] = KilnMath.cos(f(b[l])).bitPattern }
@@ -88,6 +109,7 @@ extension Execution {
     }
     @inline(__always) static func ftan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.tan(f(b[0])), into: a); return }
         if anyLargeTrigArgument(b, n) {
             for l in 0..<n { a[l] = KilnMath.tan(f(b[l])).bitPattern }
         } else {
@@ -96,54 +118,67 @@ extension Execution {
     }
     @inline(__always) static func fasin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.asin(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.asin(f(b[l])).bitPattern }
     }
     @inline(__always) static func facos(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.acos(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.acos(f(b[l])).bitPattern }
     }
     @inline(__always) static func fatan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.atan(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.atan(f(b[l])).bitPattern }
     }
     @inline(__always) static func fatan2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
+        if sameInAllLanes(b, n) && sameInAllLanes(c, n) { broadcast(KilnMath.atan2(f(b[0]), f(c[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.atan2(f(b[l]), f(c[l])).bitPattern }
     }
     @inline(__always) static func fsinh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.sinh(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.sinh(f(b[l])).bitPattern }
     }
     @inline(__always) static func fcosh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.cosh(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.cosh(f(b[l])).bitPattern }
     }
     @inline(__always) static func ftanh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.tanh(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.tanh(f(b[l])).bitPattern }
     }
     @inline(__always) static func fexp(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.exp(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.exp(f(b[l])).bitPattern }
     }
     @inline(__always) static func fexp2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.exp2(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.exp2(f(b[l])).bitPattern }
     }
     @inline(__always) static func flog(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.log(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.log(f(b[l])).bitPattern }
     }
     @inline(__always) static func flog2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.log2(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.log2(f(b[l])).bitPattern }
     }
     @inline(__always) static func flog10(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(KilnMath.log10(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.log10(f(b[l])).bitPattern }
     }
     @inline(__always) static func fpow(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
+        if sameInAllLanes(b, n) && sameInAllLanes(c, n) { broadcast(KilnMath.pow(f(b[0]), f(c[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.pow(f(b[l]), f(c[l])).bitPattern }
     }
     /// Exact, scalar: long division of significands (rare in shaders).
