@@ -32,6 +32,13 @@ public struct UniformityAnalysis: Sendable {
     /// write nothing.
     public let uniform: [Bool]
 
+    /// Most register-set words the pass keeps (one set per basic block: 32 MiB), and most
+    /// units of work it does (instructions transferred, set words copied and met) before
+    /// it gives up and calls everything varying. Compiled shaders stay far below both
+    /// (bench/raymarch: 40 blocks of one word); only hostile libraries reach them.
+    public static let maxStateWords = 4 << 20
+    public static let maxWork = 50_000_000
+
     /// The number of body instructions that are uniform.
     public var uniformCount: Int { uniform.reduce(0) { $0 + ($1 ? 1 : 0) } }
 
@@ -117,6 +124,17 @@ public struct UniformityAnalysis: Sendable {
         for r in perBatch { entry[r] = false }
 
         let blocks = BasicBlocks(body[...], start: start)
+        // A bound on the pass itself (a verified library may have 2²⁰ instructions and 8192
+        // registers): past it nothing is claimed uniform, which is always sound.
+        let words = (registerCount + 63) / 64
+        guard blocks.starts.count * words <= Self.maxStateWords else { return Array(repeating: false, count: body.count) }
+        let blockCost = blocks.starts.indices.map { block in
+            blocks.range(of: block).reduce(words * (blocks.successors[block].count + 1)) { cost, k in
+                cost + 1 + (body[k].opcode.shape == .loadRegisterArray || body[k].opcode.shape == .storeRegisterArray
+                            ? Int(min(body[k].imm, 65536)) : 0)
+            }
+        }
+        var spent = 0
         var states: [RegisterSet?] = Array(repeating: nil, count: blocks.starts.count)
         states[0] = entry
         var work: [Int] = [0]
@@ -134,6 +152,8 @@ public struct UniformityAnalysis: Sendable {
         while let block = work.popLast() {
             queued[block] = false
             guard var state = states[block] else { continue }
+            spent += blockCost[block]
+            guard spent <= Self.maxWork else { return Array(repeating: false, count: body.count) }
             for k in blocks.range(of: block) { _ = transfer(body[k], &state) }
             for successor in blocks.successors[block] { flow(state, into: successor) }
             // Leaving the body: the next batch starts from what this one left, inputs rewritten.

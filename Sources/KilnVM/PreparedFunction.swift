@@ -167,6 +167,14 @@ public final class PreparedFunction: @unchecked Sendable {
 
         let blocks = BasicBlocks(code[...], start: start)
         let blockCount = blocks.starts.count
+        // Bounded like `UniformityAnalysis`; past the bound every scalar result is broadcast,
+        // which is always correct.
+        func broadcastAll() {
+            for index in body.indices where body[index].isScalar { body[index].mode |= PreparedInstruction.broadcastFlag }
+        }
+        let words = (registerCount + 63) / 64
+        guard blockCount * words <= UniformityAnalysis.maxStateWords else { return broadcastAll() }
+        var spent = 0
         var liveIn = Array(repeating: RegisterSet(count: registerCount, full: false), count: blockCount)
         func liveOut(_ block: Int) -> RegisterSet {
             var live = blocks.exits[block] ? exitLive : RegisterSet(count: registerCount, full: false)
@@ -178,6 +186,11 @@ public final class PreparedFunction: @unchecked Sendable {
             changed = false
             for block in (0..<blockCount).reversed() {
                 var live = liveOut(block)
+                spent += words * (blocks.successors[block].count + 1) + blocks.range(of: block).reduce(0) { cost, k in
+                    cost + 1 + (code[k].opcode.shape == .loadRegisterArray || code[k].opcode.shape == .storeRegisterArray
+                                ? Int(min(code[k].imm, 65536)) : 0)
+                }
+                guard spent <= UniformityAnalysis.maxWork else { return broadcastAll() }
                 for index in blocks.range(of: block).reversed() { transfer(index, &live) }
                 if live != liveIn[block] { liveIn[block] = live; changed = true }
             }

@@ -35,3 +35,43 @@ import Testing
         #expect(prepared.uniformInstructionCount > 50)
     }
 }
+
+/// The dataflow passes behind uniform execution are bounded: a library the verifier
+/// accepts can have 2²⁰ instructions, 8192 registers and a block every other instruction,
+/// which would otherwise cost gigabytes of per-block register sets and minutes of
+/// iteration — on every frame, since draws prepare their functions.
+@Suite struct UniformityBoundTests {
+    /// Registers 0..<64 come from the prologue (uniform); the body alternates a jump (a new
+    /// block) with an `fadd` among those registers (uniform, so scalar when analysed) and
+    /// touches the highest register so the sets are `registers` wide.
+    static func manyBlocks(count: Int, registers: UInt16) -> TestProgram {
+        let prologue = (0..<64).map { Instruction(.const, a: UInt16($0), imm: 0) }
+        var body: [Instruction] = [Instruction(.mov, a: registers - 1, b: 0)]
+        for k in 1..<count {
+            let r = UInt16(k % 64)
+            body.append(k % 2 == 0 ? Instruction(.jnz, a: r, imm: UInt32(min(k + 2, count)))
+                                   : Instruction(.fadd, a: r, b: UInt16((k * 7) % 64), c: r))
+        }
+        return TestProgram(registers: registers, constants: [0], prologue: prologue, body: body)
+    }
+
+    @Test func hugeLibrariesFallBackToLaneWideExecution() throws {
+        let clock = ContinuousClock()
+        var program: TestProgram?
+        let elapsed = clock.measure { program = Self.manyBlocks(count: 400_000, registers: 8192) }
+        // A hang guard (debug builds are slow), not a speed assertion.
+        #expect(elapsed < .seconds(60))
+        let prepared = try #require(program?.prepared)
+        #expect(!prepared.body.contains { $0.isScalar })
+        _ = try program!.run()
+    }
+
+    @Test func moderateLibrariesAreStillAnalysed() throws {
+        // 2,000 blocks of 8192 registers: under both bounds, so the fadds are found uniform.
+        let program = Self.manyBlocks(count: 4_000, registers: 8192)
+        let analysis = UniformityAnalysis(library: program.library, function: program.library.functions[0])
+        #expect(analysis.uniform.count == program.library.functions[0].body.count)
+        #expect(analysis.uniformCount > 1_000)
+        #expect(program.prepared.body.contains { $0.isScalar })
+    }
+}
