@@ -19,6 +19,7 @@ public final class Executor {
     private let bufferWords: UnsafeMutablePointer<UInt32>
     private let textures: UnsafeMutablePointer<TextureView>
     private let scratch: UnsafeMutablePointer<UInt32>
+    private let memo: UnsafeMutablePointer<UniformMemo.Entry>
     let machine: Execution.Machine
     let budget: Int
 
@@ -68,13 +69,17 @@ public final class Executor {
             .bindMemory(to: UInt32.self, capacity: scratchWords)
         scratch.initialize(repeating: 0, count: scratchWords)
         self.scratch = scratch
+        let memoCount = max(1, prepared.memoSlotCount * UniformMemo.entriesPerSlot)
+        let memo = UnsafeMutablePointer<UniformMemo.Entry>.allocate(capacity: memoCount)
+        memo.initialize(repeating: UniformMemo.Entry(key: 0, value: 0, filled: 0), count: memoCount)
+        self.memo = memo
 
         machine = Execution.Machine(
             registers: registers, constants: prepared.constants, constantCount: prepared.constantCount,
             uniforms: UnsafePointer(uniforms), uniformCount: uniformWords.count,
             buffers: UnsafePointer(buffers), bufferCount: resources.buffers.count,
             textures: UnsafePointer(textures), textureCount: resources.textures.count,
-            scratch: scratch)
+            scratch: scratch, memo: memo)
 
         try runRange(prepared.prologue, start: prepared.prologueStart)
     }
@@ -95,6 +100,7 @@ public final class Executor {
         buffers.deallocate()
         textures.deallocate()
         scratch.deallocate()
+        memo.deallocate()
     }
 
     /// The `laneCount` words of `register` (inputs are written, outputs read, through this).

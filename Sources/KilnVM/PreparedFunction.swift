@@ -28,6 +28,11 @@ struct PreparedInstruction: Sendable {
     /// which is all that other scalar instructions read.
     static let broadcastFlag: UInt8 = 0x40
     var broadcasts: Bool { mode & Self.broadcastFlag != 0 }
+    /// Set on scalar transcendentals (`UniformMemo`): the result is looked up by operand
+    /// bits in the executor's memo before it is computed; `d` (unused by unary and binary
+    /// opcodes) holds the instruction's memo slot.
+    static let memoFlag: UInt8 = 0x20
+    var isMemoized: Bool { mode & Self.memoFlag != 0 }
 }
 
 /// An entry function converted to the VM's internal form, shareable by all workers.
@@ -48,6 +53,8 @@ public final class PreparedFunction: @unchecked Sendable {
     let bodyStart: Int
     /// Body instructions `UniformityAnalysis` proved uniform (scalarized or not).
     public let uniformInstructionCount: Int
+    /// Scalar transcendentals with a slot in the executor's `UniformMemo`.
+    let memoSlotCount: Int
     /// Registers the executor allocates (≥ `function.registerCount`).
     let registerCount: Int
     /// The constant pool behind a stable pointer, shared by every executor (for `ldk`).
@@ -90,6 +97,14 @@ public final class PreparedFunction: @unchecked Sendable {
             body[index].mode |= PreparedInstruction.scalarFlag
             body[index].cost = Self.scalarCost(body[index].opcode)
         }
+        // Uniform transcendentals remember their results by operand (`UniformMemo`).
+        var memoSlots = 0
+        for index in body.indices where body[index].isScalar && UniformMemo.isWorthIt(body[index].opcode) {
+            body[index].mode |= PreparedInstruction.memoFlag
+            body[index].d = UInt32(memoSlots)
+            memoSlots += 1
+        }
+        memoSlotCount = memoSlots
         let bodyRange = Self.clamped(function.body, library.code.count)
         Self.markBroadcasts(&body, code: Array(library.code[bodyRange]), start: bodyRange.lowerBound, function: function)
         self.body = body
@@ -215,7 +230,10 @@ public final class PreparedFunction: @unchecked Sendable {
         -> (PreparedInstruction, Int)
     {
         let lanes = UInt32(laneCount)
-        var prepared = PreparedInstruction(opcode: instruction.opcode, mode: instruction.mode,
+        // Only `sample` has a mode, of 4 bits; the rest of the byte is the VM's own flags
+        // (scalar, broadcast, memo), which an unverified library must not be able to set.
+        let mode = instruction.opcode == .sample ? instruction.mode & SampleMode.maxRawValue : 0
+        var prepared = PreparedInstruction(opcode: instruction.opcode, mode: mode,
                                            a: UInt32(instruction.a) * lanes, b: UInt32(instruction.b) * lanes,
                                            c: UInt32(instruction.c) * lanes, d: UInt32(instruction.d) * lanes,
                                            imm: instruction.imm, cost: instruction.opcode.workCost)

@@ -69,6 +69,24 @@ import Testing
         }
     }
 
+    /// A prepared draw keeps its executors, so the second frame's uniform transcendentals
+    /// come from `UniformMemo` filled by the first: the bytes stay the lane-wide ones.
+    @Test func aWarmMemoGivesTheSameFrame() throws {
+        for file in ["raymarch.metal", "sdf2d.metal"] {
+            let url = Paths.repository.appendingPathComponent("bench/\(file)")
+            let library = try compile(try String(contentsOf: url, encoding: .utf8), name: file)
+            let name = try #require(library.functions.first?.name)
+            var request = RenderRequest(library: library, functionName: name, width: 72, height: 40,
+                                        content: BuiltinContent.make("rainbow", width: 72, height: 40), time: 1, threads: 1)
+            let draw = try Renderer.prepare(request)
+            let first = try draw.render(), second = try draw.render()
+            request.executionLimits.uniformExecution = false
+            let lanes = try Renderer.render(request)
+            let same = first.bytes == lanes.bytes && second.bytes == lanes.bytes
+            #expect(same, "\(file)")
+        }
+    }
+
     /// The counts a frame reports: the uniform share is there when broadcasting, and gone
     /// (with the same instruction count) when not.
     @Test func frameCountsReportTheUniformShare() throws {

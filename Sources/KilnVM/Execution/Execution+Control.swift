@@ -24,7 +24,19 @@ extension Execution {
     /// made the optimizer outline the 64-lane `step` instead (a call, a stack frame and a
     /// runtime lane count on every varying instruction: raymarch lost a third of its speed).
     @inline(never) static func scalarStep(_ m: Machine, _ i: PreparedInstruction) {
-        _ = step(m, i, lanes: 1)
+        if i.isMemoized {
+            // Transcendentals look their operands up first (`UniformMemo`).
+            let key = UInt64(m[i.b][0]) | (i.opcode.shape == .binary ? UInt64(m[i.c][0]) << 32 : 0)
+            let entry = m.memo + UniformMemo.index(slot: i.d, key: key)
+            if entry.pointee.filled != 0 && entry.pointee.key == key {
+                m[i.a][0] = entry.pointee.value
+            } else {
+                _ = step(m, i, lanes: 1)
+                entry.pointee = UniformMemo.Entry(key: key, value: m[i.a][0], filled: 1)
+            }
+        } else {
+            _ = step(m, i, lanes: 1)
+        }
         guard i.broadcasts else { return }
         let a = m[i.a], value = a[0]
         for l in 0..<laneCount { a[l] = value }

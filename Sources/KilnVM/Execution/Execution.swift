@@ -22,6 +22,8 @@ enum Execution {
         /// `scratchWordsPerLane × laneCount` words of per-instruction scratch (sampling
         /// keeps its per-lane indexes and weights here between its two passes).
         var scratch: UnsafeMutablePointer<UInt32>
+        /// `UniformMemo.entriesPerSlot` entries per memoized instruction of the body.
+        var memo: UnsafeMutablePointer<UniformMemo.Entry>
 
         /// The lanes of the register whose lane offset is `offset`.
         @inline(__always) subscript(_ offset: UInt32) -> UnsafeMutablePointer<UInt32> {
