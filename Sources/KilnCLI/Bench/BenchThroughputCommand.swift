@@ -92,6 +92,8 @@ struct BenchThroughputCommand: ParsableCommand {
         var percentOverOne: Double
         var vmFrames: Int
         var nativeFrames: Int
+        /// Share of the frame's lane-instructions the VM ran once per batch (uniform).
+        var uniformShare: Double
         var ratio: Double { vmMpixPerSecond / nativeMpixPerSecond }
     }
 
@@ -160,13 +162,17 @@ struct BenchThroughputCommand: ParsableCommand {
         let draw = try renderer.prepare(library: library, function: function, size: size,
                                         contents: contents, arguments: bound(function), time: benchCase.time)
         let vmFrame = try renderer.render(draw).bytes
+        let counts = renderer.counts(of: draw)
+        let uniformShare = counts.laneInstructions == 0
+            ? 0 : Double(counts.uniformLaneInstructions) / Double(counts.laneInstructions)
         let vmSamples = try Measurement.repeated(seconds: seconds, minimumRuns: 3) { _ = try renderer.render(draw) }
 
         let pixels = Double(size.pixelCount)
         guard benchCase.hasNative else {
             return Result(benchCase: benchCase, size: size, vmMpixPerSecond: pixels / Measurement.median(vmSamples) / 1e6,
                           nativeMpixPerSecond: .nan, firstFrameMilliseconds: Measurement.median(firstFrames) * 1000,
-                          maxDifference: nil, percentOverOne: .nan, vmFrames: vmSamples.count, nativeFrames: 0)
+                          maxDifference: nil, percentOverOne: .nan, vmFrames: vmSamples.count, nativeFrames: 0,
+                          uniformShare: uniformShare)
         }
         // The same shader in Swift, on the same tile scheduler.
         let native = nativeShader(benchCase, size: size, contents: contents)
@@ -190,7 +196,8 @@ struct BenchThroughputCommand: ParsableCommand {
                       nativeMpixPerSecond: pixels / Measurement.median(nativeSamples) / 1e6,
                       firstFrameMilliseconds: Measurement.median(firstFrames) * 1000,
                       maxDifference: maxDifference,
-                      percentOverOne: 100 * Double(pixelsOverOne) / Double(max(1, size.pixelCount)), vmFrames: vmSamples.count, nativeFrames: nativeSamples.count)
+                      percentOverOne: 100 * Double(pixelsOverOne) / Double(max(1, size.pixelCount)), vmFrames: vmSamples.count, nativeFrames: nativeSamples.count,
+                      uniformShare: uniformShare)
     }
 
     func nativeShader(_ benchCase: BenchCase, size: ImageSize, contents: FrameRenderer.Contents) -> any NativeShader {
@@ -206,13 +213,15 @@ struct BenchThroughputCommand: ParsableCommand {
 
     func table(_ results: [Result]) -> TextTable {
         var table = TextTable([("case", .left), ("size", .left), ("VM Mpix/s", .right), ("native Mpix/s", .right),
-                               ("VM/native", .right), ("first frame ms", .right), ("max diff", .right), ("diff >1", .right)])
+                               ("VM/native", .right), ("first frame ms", .right), ("max diff", .right), ("diff >1", .right),
+                               ("uniform", .right)])
         for result in results {
             table.add([result.benchCase.name, result.size.description,
                        Format.fixed(result.vmMpixPerSecond, 1), Format.fixed(result.nativeMpixPerSecond, 1),
                        Format.fixed(result.ratio, 2), Format.fixed(result.firstFrameMilliseconds, 2),
                        result.maxDifference.map { "\($0)" } ?? "-",
-                       result.percentOverOne.isFinite ? Format.fixed(result.percentOverOne, 2) + "%" : "-"])
+                       result.percentOverOne.isFinite ? Format.fixed(result.percentOverOne, 2) + "%" : "-",
+                       Format.fixed(result.uniformShare * 100, 0) + "%"])
         }
         return table
     }
@@ -232,6 +241,7 @@ struct BenchThroughputCommand: ParsableCommand {
             "pct_pixels_over_1": number(result.percentOverOne, digits: 3),
             "vm_frames": result.vmFrames,
             "native_frames": result.nativeFrames,
+            "uniform_share": JSONText.rounded(result.uniformShare, digits: 4),
         ]
     }
 }
