@@ -75,3 +75,33 @@ public struct BasicBlocks: Sendable {
         starts[block]..<(block + 1 < starts.count ? starts[block + 1] : count)
     }
 }
+
+extension BasicBlocks {
+    /// One past the highest register `code` may touch (`a` counts four for texture results;
+    /// register arrays count their whole length), at least `minimum`: the width of the
+    /// register sets a pass over `code` needs.
+    public static func registerSpan(of code: [Instruction], minimum: Int = 1) -> Int {
+        var span = minimum
+        for i in code {
+            span = max(span, Int(i.a) + 4, Int(i.b) + 1, Int(i.c) + 1, Int(i.d) + 1)
+            switch i.opcode.shape {
+            case .storeRegisterArray: span = max(span, Int(i.a) + Int(min(i.imm, 65536)))
+            case .loadRegisterArray: span = max(span, Int(i.b) + Int(min(i.imm, 65536)))
+            default: break
+            }
+        }
+        return span
+    }
+
+    /// What one visit of each block costs a pass whose register sets are `words` long: the
+    /// sets met or joined (one per successor, one copy) and every instruction transferred,
+    /// register arrays by their length. Passes add it up against `UniformityAnalysis.maxWork`.
+    public func visitCosts(of code: [Instruction], words: Int) -> [Int] {
+        starts.indices.map { block in
+            range(of: block).reduce(words * (successors[block].count + 1)) { cost, k in
+                let shape = code[k].opcode.shape
+                return cost + 1 + (shape == .loadRegisterArray || shape == .storeRegisterArray ? Int(min(code[k].imm, 65536)) : 0)
+            }
+        }
+    }
+}

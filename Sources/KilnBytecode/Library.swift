@@ -30,6 +30,13 @@ public struct Library: Hashable, Sendable {
     }
 
     /// The entry function called `name`, if any.
+    /// The instruction indexes of `range` that lie inside `code` (an unverified library may
+    /// name ranges past it; everything reading code by a function's range clamps here).
+    public func clampedRange(_ range: Range<UInt32>) -> Range<Int> {
+        let lower = min(Int(range.lowerBound), code.count)
+        return lower..<max(lower, min(Int(range.upperBound), code.count))
+    }
+
     public func function(named name: String) -> Function? {
         functions.first { $0.name == name }
     }

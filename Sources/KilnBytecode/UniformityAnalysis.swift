@@ -45,13 +45,9 @@ public struct UniformityAnalysis: Sendable {
     /// Analyses `function`'s body in `library` (which need not be verified: out-of-range
     /// jumps end the range like `ret`, registers past the file count as varying).
     public init(library: Library, function: Function) {
-        let code = library.code
-        let lower = min(Int(function.body.lowerBound), code.count)
-        let upper = max(lower, min(Int(function.body.upperBound), code.count))
-        let body = Array(code[lower..<upper])
-        let prologueLower = min(Int(function.prologue.lowerBound), code.count)
-        let prologueUpper = max(prologueLower, min(Int(function.prologue.upperBound), code.count))
-        uniform = Self.analyze(body, start: lower, prologue: code[prologueLower..<prologueUpper], function: function)
+        let bodyRange = library.clampedRange(function.body)
+        uniform = Self.analyze(Array(library.code[bodyRange]), start: bodyRange.lowerBound,
+                               prologue: library.code[library.clampedRange(function.prologue)], function: function)
     }
 
     /// Whether the VM may run an instruction of `opcode` that the analysis found uniform on
@@ -109,10 +105,7 @@ public struct UniformityAnalysis: Sendable {
     static func analyze(_ body: [Instruction], start: Int, prologue: ArraySlice<Instruction>,
                         function: Function) -> [Bool] {
         guard !body.isEmpty else { return [] }
-        var registerCount = Int(function.registerCount)
-        for i in body { registerCount = max(registerCount, Int(i.a) + 4, Int(i.b) + 1, Int(i.c) + 1, Int(i.d) + 1,
-                                            i.opcode.shape == .storeRegisterArray ? Int(i.a) + Int(min(i.imm, 65536)) : 0,
-                                            i.opcode.shape == .loadRegisterArray ? Int(i.b) + Int(min(i.imm, 65536)) : 0) }
+        let registerCount = BasicBlocks.registerSpan(of: body, minimum: Int(function.registerCount))
         // Entry: what the prologue wrote, less what the renderer writes per batch.
         var entry = RegisterSet(count: registerCount, full: false)
         for i in prologue { for r in destinations(i) where r < registerCount { entry[r] = true } }
@@ -128,12 +121,7 @@ public struct UniformityAnalysis: Sendable {
         // registers): past it nothing is claimed uniform, which is always sound.
         let words = (registerCount + 63) / 64
         guard blocks.starts.count * words <= Self.maxStateWords else { return Array(repeating: false, count: body.count) }
-        let blockCost = blocks.starts.indices.map { block in
-            blocks.range(of: block).reduce(words * (blocks.successors[block].count + 1)) { cost, k in
-                cost + 1 + (body[k].opcode.shape == .loadRegisterArray || body[k].opcode.shape == .storeRegisterArray
-                            ? Int(min(body[k].imm, 65536)) : 0)
-            }
-        }
+        let blockCost = blocks.visitCosts(of: body, words: words)
         var spent = 0
         var states: [RegisterSet?] = Array(repeating: nil, count: blocks.starts.count)
         states[0] = entry
@@ -168,8 +156,8 @@ public struct UniformityAnalysis: Sendable {
         return result
     }
 
-    /// The registers an instruction may write.
-    static func destinations(_ i: Instruction) -> Range<Int> {
+    /// The registers an instruction may write (for `str`, any element of its array).
+    public static func destinations(_ i: Instruction) -> Range<Int> {
         let a = Int(i.a)
         switch i.opcode.shape {
         case .none, .jump, .conditionalJump, .textureWrite: return a..<a

@@ -63,6 +63,11 @@ public struct FrameCounts: Sendable, Equatable {
     /// (`UniformityAnalysis`), counted over all lanes like the rest.
     public var uniformLaneInstructions: Int
 
+    /// `uniformLaneInstructions` as a share of `laneInstructions` (0 for an empty frame).
+    public var uniformShare: Double {
+        laneInstructions == 0 ? 0 : Double(uniformLaneInstructions) / Double(laneInstructions)
+    }
+
     public init(work: Int = 0, laneInstructions: Int = 0, uniformLaneInstructions: Int = 0) {
         self.work = work
         self.laneInstructions = laneInstructions

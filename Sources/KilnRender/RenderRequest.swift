@@ -88,6 +88,15 @@ public enum Renderer {
         }
     }
 
+    /// Whether draws of `kind` honour `RenderRequest.sampleStride` (the full-frame kinds
+    /// `prepare` gives an `EffectDraw`); triangle draws and kernels render in full.
+    public static func hasCoarseFrames(_ kind: FunctionKind) -> Bool {
+        switch kind {
+        case .distortion, .color, .layer, .shape, .fragment: return true
+        case .vertex, .kernel: return false
+        }
+    }
+
     /// The message of a VM error, with the shader location it names.
     static func describe(_ error: VMError, library: Library) -> RenderError {
         if let location = error.location, Int(location.file) < library.sources.count {

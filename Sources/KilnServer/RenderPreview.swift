@@ -14,7 +14,7 @@ public struct RenderPreview: PreviewRenderer {
     /// (`RenderRequest.sampleStride`); triangle draws and kernels do not.
     public func renderCoarse(_ request: PreviewRequest, stride: Int) throws -> CoarseFrame? {
         guard stride > 1, let function = request.library.function(named: request.function),
-              [.distortion, .color, .layer, .shape, .fragment].contains(function.kind) else { return nil }
+              Renderer.hasCoarseFrames(function.kind) else { return nil }
         var coarse = Self.renderRequest(request)
         coarse.sampleStride = stride
         let image = try Renderer.render(coarse)

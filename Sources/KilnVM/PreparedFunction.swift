@@ -75,8 +75,8 @@ public final class PreparedFunction: @unchecked Sendable {
         self.function = function
         var highestRegister = Int(function.registerCount)
         func prepare(_ range: Range<UInt32>) -> [PreparedInstruction] {
-            let lower = min(Int(range.lowerBound), library.code.count)
-            let upper = max(lower, min(Int(range.upperBound), library.code.count))
+            let clamped = library.clampedRange(range)
+            let (lower, upper) = (clamped.lowerBound, clamped.upperBound)
             var prepared: [PreparedInstruction] = []
             prepared.reserveCapacity(upper - lower + 1)
             for index in lower..<upper {
@@ -105,7 +105,7 @@ public final class PreparedFunction: @unchecked Sendable {
             memoSlots += 1
         }
         memoSlotCount = memoSlots
-        let bodyRange = Self.clamped(function.body, library.code.count)
+        let bodyRange = library.clampedRange(function.body)
         Self.markBroadcasts(&body, code: Array(library.code[bodyRange]), start: bodyRange.lowerBound, function: function)
         self.body = body
         uniformInstructionCount = uniformity.uniformCount
@@ -125,12 +125,6 @@ public final class PreparedFunction: @unchecked Sendable {
 
     deinit { UnsafeMutablePointer(mutating: constants).deallocate() }
 
-    /// `range` clamped into the code (an unverified library may name instructions past it).
-    static func clamped(_ range: Range<UInt32>, _ count: Int) -> Range<Int> {
-        let lower = min(Int(range.lowerBound), count)
-        return lower..<max(lower, min(Int(range.upperBound), count))
-    }
-
     /// Sets `broadcastFlag` on the scalar instructions whose result a lane-wide reader may
     /// see before it is overwritten: a backward liveness pass over the body's blocks where
     /// only lane-wide reads count as uses — every operand of an instruction that is not
@@ -140,12 +134,7 @@ public final class PreparedFunction: @unchecked Sendable {
     static func markBroadcasts(_ body: inout [PreparedInstruction], code: [Instruction], start: Int,
                                function: Function) {
         guard !code.isEmpty else { return }
-        var registerCount = 1
-        for i in code {
-            registerCount = max(registerCount, Int(i.a) + 4, Int(i.b) + 1, Int(i.c) + 1, Int(i.d) + 1)
-            if i.opcode.shape == .storeRegisterArray { registerCount = max(registerCount, Int(i.a) + Int(min(i.imm, 65536))) }
-            if i.opcode.shape == .loadRegisterArray { registerCount = max(registerCount, Int(i.b) + Int(min(i.imm, 65536))) }
-        }
+        let registerCount = BasicBlocks.registerSpan(of: code)
         var exitLive = RegisterSet(count: registerCount, full: false)
         for slot in function.outputs {
             for k in 0..<max(1, slot.type.componentCount) { exitLive[Int(slot.register) + k] = true }
@@ -154,18 +143,14 @@ public final class PreparedFunction: @unchecked Sendable {
 
         /// live := live − defs(i) ∪ laneWideUses(i).
         func transfer(_ index: Int, _ live: inout RegisterSet) {
-            let i = code[index], scalar = body[index].isScalar
+            let i = code[index]
             let a = Int(i.a), b = Int(i.b), c = Int(i.c), d = Int(i.d)
             let count = Int(min(i.imm, UInt32(UInt16.max) + 1))
-            switch i.opcode.shape {
-            case .destConstant, .destArgument, .unary, .binary, .ternary, .loadRegisterArray,
-                 .loadConstantArray, .loadBuffer:
-                live[a] = false
-            case .texture: for k in 0..<4 { live[a + k] = false }
-            case .textureSize: live[a] = false; live[a + 1] = false
-            case .none, .jump, .conditionalJump, .storeRegisterArray, .textureWrite: break
+            // A store writes one element in some lanes: it defines nothing whole.
+            if i.opcode.shape != .storeRegisterArray {
+                for r in UniformityAnalysis.destinations(i) { live[r] = false }
             }
-            guard !scalar else { return }
+            guard !body[index].isScalar else { return }
             switch i.opcode.shape {
             case .none, .jump, .destConstant, .destArgument, .textureSize: break
             case .conditionalJump: if i.opcode == .jnone || i.opcode == .jany { live[a] = true }
@@ -189,6 +174,7 @@ public final class PreparedFunction: @unchecked Sendable {
         }
         let words = (registerCount + 63) / 64
         guard blockCount * words <= UniformityAnalysis.maxStateWords else { return broadcastAll() }
+        let visitCost = blocks.visitCosts(of: code, words: words)
         var spent = 0
         var liveIn = Array(repeating: RegisterSet(count: registerCount, full: false), count: blockCount)
         func liveOut(_ block: Int) -> RegisterSet {
@@ -201,10 +187,7 @@ public final class PreparedFunction: @unchecked Sendable {
             changed = false
             for block in (0..<blockCount).reversed() {
                 var live = liveOut(block)
-                spent += words * (blocks.successors[block].count + 1) + blocks.range(of: block).reduce(0) { cost, k in
-                    cost + 1 + (code[k].opcode.shape == .loadRegisterArray || code[k].opcode.shape == .storeRegisterArray
-                                ? Int(min(code[k].imm, 65536)) : 0)
-                }
+                spent += visitCost[block]
                 guard spent <= UniformityAnalysis.maxWork else { return broadcastAll() }
                 for index in blocks.range(of: block).reversed() { transfer(index, &live) }
                 if live != liveIn[block] { liveIn[block] = live; changed = true }

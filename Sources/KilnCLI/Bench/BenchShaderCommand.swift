@@ -70,8 +70,7 @@ struct BenchShaderCommand: ParsableCommand {
             let pixels = Double(image.width * image.height)
             let counts = renderer.counts(of: draw)
             let perPixel = Double(counts.laneInstructions) / pixels, workPerPixel = Double(counts.work) / pixels
-            let uniformShare = counts.laneInstructions == 0
-                ? 0 : Double(counts.uniformLaneInstructions) / Double(counts.laneInstructions)
+            let uniformShare = counts.uniformShare
             table.add([function.name, function.kind.name, "\(image.width)x\(image.height)", Format.fixed(median * 1e3, 2),
                        Format.fixed(pixels / median / 1e6, 1), Format.fixed(first * 1e3, 2),
                        Format.fixed(perPixel, 1), Format.fixed(uniformShare * 100, 0) + "%",

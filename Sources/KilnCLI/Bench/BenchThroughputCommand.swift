@@ -162,9 +162,7 @@ struct BenchThroughputCommand: ParsableCommand {
         let draw = try renderer.prepare(library: library, function: function, size: size,
                                         contents: contents, arguments: bound(function), time: benchCase.time)
         let vmFrame = try renderer.render(draw).bytes
-        let counts = renderer.counts(of: draw)
-        let uniformShare = counts.laneInstructions == 0
-            ? 0 : Double(counts.uniformLaneInstructions) / Double(counts.laneInstructions)
+        let uniformShare = renderer.counts(of: draw).uniformShare
         let vmSamples = try Measurement.repeated(seconds: seconds, minimumRuns: 3) { _ = try renderer.render(draw) }
 
         let pixels = Double(size.pixelCount)
