@@ -18,15 +18,20 @@ public struct Library: Hashable, Sendable {
     /// Source locations of instructions, sorted by `firstInstruction`: an entry covers
     /// every instruction up to the next entry.
     public var debugLocations: [DebugLocation]
+    /// Where source variables live, statement masks and loop iterations (`DebugInfo`), for
+    /// the pixel debugger; empty in libraries from writers before format 1.1.
+    public var debugInfo: DebugInfo
 
     public init(compilerVersion: String, sources: [SourceRecord], functions: [Function],
-                constants: [UInt32], code: [Instruction], debugLocations: [DebugLocation]) {
+                constants: [UInt32], code: [Instruction], debugLocations: [DebugLocation],
+                debugInfo: DebugInfo = DebugInfo()) {
         self.compilerVersion = compilerVersion
         self.sources = sources
         self.functions = functions
         self.constants = constants
         self.code = code
         self.debugLocations = debugLocations
+        self.debugInfo = debugInfo
     }
 
     /// The entry function called `name`, if any.

@@ -6,7 +6,7 @@ public enum LibraryFormat {
     /// The format version this module writes. A reader accepts any minor version of its
     /// own major version (newer minors only add sections, which are skipped).
     public static let majorVersion: UInt16 = 1
-    public static let minorVersion: UInt16 = 0
+    public static let minorVersion: UInt16 = 1
     /// Bytes before the section table: magic, major, minor, flags, section count.
     public static let headerByteCount = 20
     /// Bytes per section table entry: id, offset, length.
@@ -27,6 +27,11 @@ public enum LibraryFormat {
         case code = 0x4544_4F43         // "CODE"
         case debug = 0x4755_4244        // "DBUG"
         case provenance = 0x564F_5250   // "PROV"
+        /// Optional (format 1.1): `DebugInfo`. Absent means no variable information.
+        case variables = 0x5241_5644    // "DVAR"
+
+        /// Every 1.x library has these; `DVAR` may be missing.
+        public var isRequired: Bool { self != .variables }
 
         /// The four-character name, as the doc and error messages spell it.
         public var name: String { LibraryFormat.fourCharacterName(rawValue) }

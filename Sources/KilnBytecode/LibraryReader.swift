@@ -103,8 +103,13 @@ public enum LibraryReader {
         }
         try debugReader.expectEnd()
 
+        var debugInfo = DebugInfo()
+        if sections[.variables] != nil {
+            var variablesReader = reader(.variables)
+            debugInfo = try readDebugInfo(&variablesReader, table)
+        }
         let library = Library(compilerVersion: compilerVersion, sources: sources, functions: functions,
-                              constants: constants, code: code, debugLocations: debugLocations)
+                              constants: constants, code: code, debugLocations: debugLocations, debugInfo: debugInfo)
         try Verifier.verify(library, limits: limits, offsets: offsets)
         return library
     }
@@ -159,7 +164,7 @@ public enum LibraryReader {
         for (previous, next) in zip(all, all.dropFirst()) where next.range.lowerBound < previous.range.upperBound {
             throw LibraryError(message: "sections \(previous.name) (bytes \(previous.range.lowerBound)..<\(previous.range.upperBound)) and \(next.name) (bytes \(next.range.lowerBound)..<\(next.range.upperBound)) overlap", offset: next.entry)
         }
-        for section in LibraryFormat.Section.allCases where found[section] == nil {
+        for section in LibraryFormat.Section.allCases where section.isRequired && found[section] == nil {
             throw LibraryError(message: "required section \(section.name) is missing", offset: LibraryFormat.headerByteCount)
         }
         return found

@@ -4,7 +4,7 @@
 /// order, no optional padding. So `encode(decode(bytes)) == bytes` for every library this
 /// writer produced, which the round-trip tests rely on.
 public enum LibraryWriter {
-    /// The section order the writer uses.
+    /// The section order the writer uses (then `DVAR` when the library has debug info).
     static let sectionOrder: [LibraryFormat.Section] = [.strings, .functions, .constants, .code, .debug, .provenance]
 
     /// Encodes `library`. Never fails: every field of an in-memory library has an encoding
@@ -14,6 +14,7 @@ public enum LibraryWriter {
         // Sections that reference strings are built first so the table is complete.
         let provenance = provenanceSection(library, &strings)
         let functions = functionSection(library, &strings)
+        let variables = library.debugInfo.isEmpty ? nil : debugInfoSection(library.debugInfo, &strings)
         var sections: [LibraryFormat.Section: [UInt8]] = [
             .strings: strings.encoded(),
             .functions: functions,
@@ -22,20 +23,22 @@ public enum LibraryWriter {
             .debug: debugSection(library),
             .provenance: provenance,
         ]
+        let order = variables == nil ? sectionOrder : sectionOrder + [.variables]
+        if let variables { sections[.variables] = variables }
 
         var out = ByteWriter()
         out.append(LibraryFormat.magic)
         out.u16(LibraryFormat.majorVersion)
         out.u16(LibraryFormat.minorVersion)
         out.u32(0)  // flags: none defined in 1.0
-        out.u32(UInt32(sectionOrder.count))
+        out.u32(UInt32(order.count))
         let tableStart = out.bytes.count
-        for section in sectionOrder {
+        for section in order {
             out.u32(section.rawValue)
             out.u32(0)  // offset, patched below
             out.u32(0)  // length, patched below
         }
-        for (index, section) in sectionOrder.enumerated() {
+        for (index, section) in order.enumerated() {
             out.pad(to: LibraryFormat.sectionAlignment)
             let body = sections.removeValue(forKey: section) ?? []
             let entry = tableStart + index * LibraryFormat.sectionEntryByteCount

@@ -49,6 +49,7 @@ public enum Verifier {
                 throw fail("source \(index) '\(source.name)': SHA-256 is \(source.sha256.count) bytes, not \(LibraryFormat.sha256ByteCount)", offset: offsets?.sources[safe: index])
             }
             try verifyDebugLocations()
+            try verifyDebugInfo()
             var names = Set<String>()
             for index in library.functions.indices {
                 let function = library.functions[index]

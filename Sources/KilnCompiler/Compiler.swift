@@ -100,7 +100,7 @@ public enum Compiler {
             compilerVersion: CompilerVersion.string,
             sources: files.map { SourceRecord(name: $0.name, sha256: SHA256Digest.hash($0.bytes)) },
             functions: assembler.functions, constants: assembler.constants, code: assembler.code,
-            debugLocations: assembler.debugLocations)
+            debugLocations: assembler.debugLocations, debugInfo: assembler.debugInfo)
         return CompileResult(library: library, diagnostics: diagnostics, files: files)
     }
 }

@@ -23,7 +23,7 @@ enum CopyCoalescer {
         var removed = [Bool](repeating: false, count: state.body.count)
         for index in state.body.indices {
             let move = state.body[index]
-            guard move.opcode == .mov, !move.isLabel else { continue }
+            guard move.opcode == .mov, !move.isMarker else { continue }
             let home = move.a, temporary = move.b
             guard temporary >= 0, definitions[temporary] == 1, uses[temporary] == 1,
                   !state.units[state.registerUnit[temporary]].isPrologue,
@@ -38,6 +38,7 @@ enum CopyCoalescer {
             var clear = true
             for between in (definition + 1)..<index {
                 let instruction = state.body[between]
+                if instruction.isDebug { continue }
                 if instruction.isLabel { clear = false; break }
                 switch instruction.opcode.shape {
                 case .jump, .conditionalJump, .none: clear = false
@@ -56,6 +57,12 @@ enum CopyCoalescer {
             guard clear else { continue }
             state.body[definition].a = home
             removed[index] = true
+            // Debug markers naming the temporary before the move now find it in the home.
+            // (Later ones keep naming the temporary, which has no definition any more: they
+            // read "optimised away", since the home may change while the variable does not.)
+            for marker in (definition + 1)..<index where state.body[marker].isDebug {
+                state.debugEvents[Int(state.body[marker].imm)].rename(temporary, to: home)
+            }
         }
         state.body = state.body.enumerated().filter { !removed[$0.offset] }.map(\.element)
     }

@@ -10,7 +10,7 @@ enum DeadCodeEliminator {
         for root in roots { live[state.registerUnit[root]] = true }
         func unit(_ register: VirtualRegister) -> Int { state.registerUnit[register] }
         func keeps(_ instruction: IRInstruction) -> Bool {
-            if instruction.isLabel { return true }
+            if instruction.isMarker { return true }
             switch instruction.opcode.shape {
             case .none, .jump, .conditionalJump: return true
             default:
@@ -42,10 +42,10 @@ enum DeadCodeEliminator {
         var result: [IRInstruction] = []
         result.reserveCapacity(body.count)
         for (index, instruction) in body.enumerated() {
-            if instruction.opcode == .jmp && !instruction.isLabel {
+            if instruction.opcode == .jmp && !instruction.isMarker {
                 var next = index + 1
                 var falls = false
-                while next < body.count && body[next].isLabel {
+                while next < body.count && body[next].isMarker {
                     if body[next].imm == instruction.imm { falls = true }
                     next += 1
                 }
@@ -55,7 +55,7 @@ enum DeadCodeEliminator {
         }
         // Labels no jump names are not block boundaries: drop them.
         var targets = Set<UInt32>()
-        for instruction in result where !instruction.isLabel {
+        for instruction in result where !instruction.isMarker {
             if instruction.opcode.shape == .jump || instruction.opcode.shape == .conditionalJump { targets.insert(instruction.imm) }
         }
         body = result.filter { !$0.isLabel || targets.contains($0.imm) }

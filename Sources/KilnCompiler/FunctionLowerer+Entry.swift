@@ -48,6 +48,7 @@ extension FunctionLowerer {
         let kind = FunctionKind(entry.kind)
         var frame = Frame(function: entry.function, entryMask: .all, divergentDepth: 0, endLabel: newLabel(), isEntry: true)
         frame.pinned = StatementScanner.dynamicallyIndexedVariables(function.body)
+        frame.activation = newActivation(entry.function, at: function.range.start)
         state.frames.append(frame)
         state.currentLocation = 0
         state.locations.append(function.range.start)
@@ -66,6 +67,7 @@ extension FunctionLowerer {
         for index in function.parameters.indices {
             try bindParameter(index, of: function, kind: kind, into: &bindings)
         }
+        for parameter in function.parameters { bindEvent(0, parameter.variable) }
         let outputs = declareResults(of: function, kind: kind)
         if kind == .fragment && functionDiscards[entry.function] {
             let register = newHome(uniform: false)

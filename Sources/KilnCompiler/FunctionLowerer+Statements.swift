@@ -5,7 +5,10 @@ extension FunctionLowerer {
     func lowerBlock(_ statements: [TypedStatement]) throws {
         for statement in statements {
             guard state.mask.isLive else { return }
-            try at(statement.range) { try lowerStatement(statement) }
+            try at(statement.range) {
+                if case .block = statement.kind {} else { statementEvent() }
+                try lowerStatement(statement)
+            }
         }
     }
 
@@ -22,6 +25,7 @@ extension FunctionLowerer {
             // A `const` table needs no register group: its reads become `ldk` or `ldr` of a copy.
             let pinned = state.frames[frameIndex].pinned.contains(id) && !info.isConst
             try declareValue(id, type: info.type, values: values, pinned: pinned)
+            bindEvent(frameIndex, id)
         case .expression(let e):
             _ = try value(e)
         case .block(let statements):
@@ -171,12 +175,13 @@ extension FunctionLowerer {
         // that home varying from the start (a fixed point over the loop's homes); control
         // that turns out varying falls back to masks.
         var varying = obviouslyVaryingHomes(body, assigned)
+        let loop = newLoopID()
         attempts: while speculationBudget > 0 {
             speculationBudget -= 1
             let saved = state
             for home in varying { state.isUniform[home] = false }
             do {
-                try uniformLoop(condition, step, body, testFirst, assigned)
+                try uniformLoop(condition, step, body, testFirst, assigned, loop: loop)
                 return
             } catch LoweringError.respeculate {
                 state = saved
@@ -189,7 +194,7 @@ extension FunctionLowerer {
                 varying.insert(home)
             }
         }
-        try maskedLoop(condition, step, body, testFirst, assigned)
+        try maskedLoop(condition, step, body, testFirst, assigned, loop: loop)
     }
 
     /// Homes of loop variables that are assigned a value reading something already varying
@@ -223,7 +228,8 @@ extension FunctionLowerer {
 
     /// A loop whose control is the same in every lane: `jz` before, `jnz` as the back edge.
     func uniformLoop(_ condition: TypedExpression?, _ step: TypedExpression?, _ body: [TypedStatement], _ testFirst: Bool,
-                     _ assigned: Set<VariableID>) throws {
+                     _ assigned: Set<VariableID>, loop: Int) throws {
+        emitDebug(.loopStart(loop: loop))
         state.watchedHomes.append(homes(of: assigned))
         defer { state.watchedHomes.removeLast() }
         let start = state.mask
@@ -239,21 +245,30 @@ extension FunctionLowerer {
             jump(.jz, c, exitLabel)
         }
         placeLabel(headLabel)
+        emitDebug(.iteration(loop: loop, mask: debugMask))
         try lowerBlock(body)
         guard state.mask == start || state.mask == .unreachable else { throw LoweringError.respeculate }
         state.mask = start
         placeLabel(continueLabel)
-        if let step { _ = try value(step) }
+        if let step {
+            // The step (`i++`) is a statement of its own for the debugger, on the loop's line.
+            _ = try at(step.range) {
+                statementEvent()
+                return try value(step)
+            }
+        }
         let c = try condition.map { try value($0)[0] } ?? one
         guard isUniform(c), state.mask == start else { throw LoweringError.respeculate }
         jump(.jnz, c, headLabel)
         placeLabel(exitLabel)
+        emitDebug(.loopEnd(loop: loop))
         state.mask = start
     }
 
     /// A loop that runs while any lane is active: `jany` is the back edge.
     func maskedLoop(_ condition: TypedExpression?, _ step: TypedExpression?, _ body: [TypedStatement], _ testFirst: Bool,
-                    _ assigned: Set<VariableID>) throws {
+                    _ assigned: Set<VariableID>, loop: Int) throws {
+        emitDebug(.loopStart(loop: loop))
         state.divergentDepth += 1
         defer { state.divergentDepth -= 1 }
         for home in homes(of: assigned).sorted() { try setUniformity(home, false) }
@@ -280,16 +295,24 @@ extension FunctionLowerer {
         }
         if let continued { emitBody(IRInstruction(opcode: .mov, a: continued, b: zero)) }
         state.mask = .lanes(running)
+        emitDebug(.iteration(loop: loop, mask: running))
         try lowerBlock(body)
         var next: VirtualRegister?
         if case .lanes(let register) = state.mask { next = register }
         if let continued { next = next.map { op(.or, $0, continued) } ?? continued }
         if next != running { try emitInto(running, .mov, next ?? zero) }
         state.mask = .lanes(running)
-        if let step { _ = try value(step) }
+        if let step {
+            // The step (`i++`) is a statement of its own for the debugger, on the loop's line.
+            _ = try at(step.range) {
+                statementEvent()
+                return try value(step)
+            }
+        }
         if !testFirst, let condition { try test(condition) }
         jump(.jany, running, headLabel)
         placeLabel(exitLabel)
+        emitDebug(.loopEnd(loop: loop))
         // Every lane that entered leaves through `exited` unless it returned or discarded:
         // without those, the mask after the loop is the mask before it (which keeps an
         // enclosing uniform loop uniform).
@@ -440,6 +463,7 @@ extension FunctionLowerer {
         let single = StatementScanner.hasSingleFinalReturn(callee.body) && !functionDiscards[function]
         var frame = Frame(function: function, entryMask: state.mask, divergentDepth: state.divergentDepth,
                           endLabel: newLabel(), isEntry: false)
+        frame.activation = newActivation(function, at: e.range.start)
         frame.pinned = StatementScanner.dynamicallyIndexedVariables(callee.body)
         frame.hasSingleFinalReturn = single
         if !single {
@@ -458,6 +482,7 @@ extension FunctionLowerer {
             } else {
                 declare(id, storage: storage)
             }
+            bindEvent(frameIndex, id)
         }
         try lowerBlock(callee.body)
         if let returned = state.frames[frameIndex].returnedLanes, state.mask.isLive {

@@ -157,6 +157,7 @@ extension FunctionLowerer {
                 emitBody(IRInstruction(opcode: .str, a: registers[w], b: value, c: dynamic.index, d: mask,
                                        imm: UInt32(dynamic.count)))
             }
+            bindEvent(lvalue.frame, lvalue.variable)
             return
         }
         // Not a register group: one masked write per element (a compare chain).
@@ -191,6 +192,7 @@ extension FunctionLowerer {
                 }
             }
             state.frames[frame].variables[id]?.storage = .components(registers)
+            bindEvent(frame, id)
             return
         }
         for (index, value) in zip(indexes, values) {
@@ -200,5 +202,6 @@ extension FunctionLowerer {
             }
             try writeHome(home, value, mask: mask)
         }
+        bindEvent(frame, id)
     }
 }

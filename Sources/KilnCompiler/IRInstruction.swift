@@ -24,6 +24,10 @@ struct IRInstruction {
     var literalCount: UInt16 = 0
     /// A label marker (no instruction); `imm` is the label id.
     var isLabel = false
+    /// A debug marker (no instruction); `imm` indexes `LoweringState.debugEvents`. Passes
+    /// step over markers: they read nothing, so they never keep a value alive or change the
+    /// code (see `DebugInfo`).
+    var isDebug = false
     /// Index into `LoweringState.locations`.
     var location: Int = 0
 
@@ -31,9 +35,16 @@ struct IRInstruction {
         IRInstruction(opcode: .ret, imm: UInt32(id), isLabel: true)
     }
 
+    static func debug(_ event: Int) -> IRInstruction {
+        IRInstruction(opcode: .ret, imm: UInt32(event), isDebug: true)
+    }
+
+    /// A label or a debug marker: no instruction of its own.
+    var isMarker: Bool { isLabel || isDebug }
+
     /// Whether the instruction only computes its destination (removable when unused).
     var isPure: Bool {
-        if isLabel { return false }
+        if isMarker { return false }
         switch opcode.shape {
         case .none, .jump, .conditionalJump, .storeRegisterArray, .textureWrite: return false
         default: return true
@@ -43,7 +54,7 @@ struct IRInstruction {
     /// Calls `body` with each virtual register the instruction reads (no allocation).
     @inline(__always)
     func forEachRead(_ body: (VirtualRegister) -> Void) {
-        if isLabel { return }
+        if isMarker { return }
         switch opcode.shape {
         case .none, .destConstant, .destArgument, .jump, .textureSize: return
         case .unary, .loadBuffer, .loadConstantArray: body(b)
@@ -56,7 +67,7 @@ struct IRInstruction {
 
     /// Virtual registers the instruction reads.
     var reads: [VirtualRegister] {
-        if isLabel { return [] }
+        if isMarker { return [] }
         switch opcode.shape {
         case .none, .destConstant, .destArgument, .jump, .textureSize: return []
         case .unary, .loadBuffer, .loadConstantArray: return [b]
@@ -69,7 +80,7 @@ struct IRInstruction {
 
     /// The virtual register the instruction writes, if any.
     var writes: VirtualRegister? {
-        if isLabel { return nil }
+        if isMarker { return nil }
         switch opcode.shape {
         case .none, .jump, .conditionalJump, .textureWrite: return nil
         default: return a

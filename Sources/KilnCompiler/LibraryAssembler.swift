@@ -10,6 +10,7 @@ struct LibraryAssembler {
     /// First index of each word in `constants` (what `FunctionLowerer` reuses constants by).
     var constantIndex: [UInt32: Int] = [:]
     var debugLocations: [DebugLocation] = []
+    var debugInfo = DebugInfo()
     var functions: [Function] = []
     let limits: LibraryLimits
     let optimize: Bool
@@ -52,7 +53,7 @@ struct LibraryAssembler {
         var labelAddress: [Int: Int] = [:]
         var address = prologueEnd
         for instruction in state.body {
-            if instruction.isLabel { labelAddress[Int(instruction.imm)] = address } else { address += 1 }
+            if instruction.isLabel { labelAddress[Int(instruction.imm)] = address } else if !instruction.isDebug { address += 1 }
         }
         let bodyEnd = address + 1
         if bodyEnd > limits.maxInstructions {
@@ -113,10 +114,28 @@ struct LibraryAssembler {
             }
             code.append(out)
         }
-        for instruction in state.prologue { encode(instruction) }
+        var prologueAddress: [Int] = []
+        prologueAddress.reserveCapacity(state.prologue.count)
+        for instruction in state.prologue {
+            prologueAddress.append(code.count)
+            encode(instruction)
+        }
         code.append(Instruction(.ret))
-        for instruction in state.body where !instruction.isLabel { encode(instruction) }
+        var bodyAddress: [Int?] = []
+        bodyAddress.reserveCapacity(state.body.count)
+        for instruction in state.body {
+            if instruction.isMarker {
+                bodyAddress.append(nil)
+            } else {
+                bodyAddress.append(code.count)
+                encode(instruction)
+            }
+        }
         code.append(Instruction(.ret))
+        DebugInfoBuilder(state: state, allocation: allocation, prologueAddress: prologueAddress, bodyAddress: bodyAddress,
+                         finalInstruction: code.count - 1,
+                         inputUnits: Set(lowered.inputs.map { state.registerUnit[$0.first] }))
+            .append(to: &debugInfo)
 
         let location = lowered.range.start
         functions.append(Function(

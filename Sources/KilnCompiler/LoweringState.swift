@@ -45,6 +45,8 @@ struct VariableSlot {
 /// One inlined function activation.
 struct Frame {
     var function: FunctionID
+    /// Index into `LoweringState.debugActivations`.
+    var activation = 0
     var variables: [VariableID: VariableSlot] = [:]
     /// Home registers of the return value (the output registers for the entry function).
     var returnHome: [VirtualRegister] = []
@@ -126,4 +128,12 @@ struct LoweringState {
     var currentLocation = 0
     var usedTextureSlots: Set<UInt32> = []
     var usedBufferSlots: Set<UInt32> = []
+    /// Debug markers' events (`IRInstruction.debug`), activations and variables: the
+    /// makings of the library's `DebugInfo`.
+    var debugEvents: [PendingDebugEvent] = []
+    var debugActivations: [DebugActivation] = []
+    var debugVariables: [DebugVariable] = []
+    /// `activation << 32 | VariableID` → index into `debugVariables`.
+    var debugVariableIndex: [Int: Int] = [:]
+    var loopCount = 0
 }

@@ -10,6 +10,8 @@
 struct RegisterAllocator {
     /// Physical first register of each unit (-1 for units that do not occur).
     var base: [Int]
+    /// Last position of each unit's interval (`forever` for values live to the end).
+    var end: [Int]
     var uniformRegisterCount: Int
     var registerCount: Int
 
@@ -124,6 +126,7 @@ struct RegisterAllocator {
         let bodyUnits = occurring.filter { !state.units[$0].isPrologue }.sorted { (start[$0], $0) < (start[$1], $1) }
         place(bodyUnits, floor: uniformCount)
         self.base = base
+        self.end = end
         self.uniformRegisterCount = uniformCount
         self.registerCount = max(highest, uniformCount)
     }

@@ -115,3 +115,10 @@ public struct StructInfo: Hashable, Sendable {
         self.componentCount = KType.componentSum(fields.map { $0.type.componentCount(structs: structs) })
     }
 }
+
+extension KType {
+    /// The MSL spelling, as diagnostics print it (`float4`, `half3x3`, `float[4]`, `Ray`).
+    public func spelling(structs: [StructInfo]) -> String {
+        TypeResolver.spelling(self, structs: structs)
+    }
+}

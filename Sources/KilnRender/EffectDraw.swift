@@ -94,10 +94,12 @@ final class EffectDraw: PreparedDraw {
     /// Shades the `columns` × `rows` pixels from (`x0`, `y`) in one batch (a `BatchTile`).
     /// Lanes of pixels past the image run as GPU helper lanes: they compute, so derivatives
     /// at the edge are real differences, and are never stored.
+    /// `execute` runs the batch: `run()` for frames, a trace for the debugger (the same steps).
     private func shade(_ shader: LaneShader, x0: Int, y: Int, columns: Int, rows: Int,
-                       output: UnsafeMutablePointer<UInt8>) throws(RenderError) {
+                       output: UnsafeMutablePointer<UInt8>,
+                       execute: (LaneShader) throws(RenderError) -> Void = { (s) throws(RenderError) in try s.run() }) throws(RenderError) {
         writeInputs(shader, x0: x0, y: y, columns: columns, rows: rows)
-        try shader.run()
+        try execute(shader)
         if function.kind == .distortion, let result = plan.color {
             // The function says where to read the source for this pixel: one batch sample
             // (the VM's vectorized lane loops) rather than a `Sampling.sample` call per pixel.
@@ -124,6 +126,32 @@ final class EffectDraw: PreparedDraw {
                 }
             }
         }
+    }
+
+    /// Shades the one batch that holds pixel (`x`, `y`) as `render` would, tracing the
+    /// pixel's lane: the trace and the bytes the frame has at that pixel.
+    func trace(x: Int, y: Int, maxSteps: Int) throws(RenderError) -> (trace: LaneTrace, lane: Int, pixel: [UInt8], result: [Float]) {
+        guard x >= 0, y >= 0, x < width, y < height else {
+            throw RenderError("pixel (\(x), \(y)) is outside the \(width)×\(height) frame")
+        }
+        let shader = shaders[0]
+        let x0 = x / BatchTile.columns * BatchTile.columns, y0 = y / BatchTile.rows * BatchTile.rows
+        let columns = min(BatchTile.columns, width - x0), rows = min(BatchTile.rows, height - y0)
+        let lane = BatchTile.lane(column: x - x0, row: y - y0)
+        var recorded: LaneTrace?
+        var tile = [UInt8](repeating: 0, count: rows * width * 4)
+        try tile.withUnsafeMutableBufferPointer { (buffer) throws(RenderError) in
+            try shade(shader, x0: x0, y: y0, columns: columns, rows: rows, output: buffer.baseAddress!) { (s) throws(RenderError) in
+                recorded = try s.trace(lane: lane, maxSteps: maxSteps)
+            }
+        }
+        let offset = ((y - y0) * width + (x - x0)) * 4
+        var result: [Float] = []
+        if let colour = plan.color {
+            let components = function.kind == .distortion ? 2 : plan.colorComponents
+            result = (0..<components).map { shader.floatLanes(colour + UInt16($0))[lane] }
+        }
+        return (recorded!, lane, Array(tile[offset..<offset + 4]), result)
     }
 
     /// Quantizes planar RGBA lanes into the interleaved RGBA8 pixels of the batch's tile.

@@ -17,6 +17,8 @@ protocol LaneShader: AnyObject {
     var instructions: Int { get }
     /// Of those, the uniform ones run once and broadcast (`Executor.scalarInstructions`).
     var scalarInstructions: Int { get }
+    /// Runs the batch exactly as `run()` does, recording `lane`'s steps (the debugger).
+    func trace(lane: Int, maxSteps: Int) throws(RenderError) -> LaneTrace
 }
 
 /// A library function with its arguments, buffers and textures bound for one draw: makes
@@ -67,6 +69,10 @@ final class VMLaneShader: LaneShader {
 
     func run() throws(RenderError) {
         do { try executor.run() } catch { throw Renderer.describe(error, library: library) }
+    }
+
+    func trace(lane: Int, maxSteps: Int) throws(RenderError) -> LaneTrace {
+        do { return try executor.trace(lane: lane, maxSteps: maxSteps) } catch { throw Renderer.describe(error, library: library) }
     }
 
     var work: Int { executor.work }

@@ -22,11 +22,34 @@ public struct TraceStep: Hashable, Sendable {
     /// and for a `str` whose lane was masked off or out of range. A masked write compiled as
     /// `sel` is recorded (its value may equal the old one).
     public var writes: [Write]
+    /// The instruction transferred control somewhere other than the next instruction (a
+    /// jump taken). A debugger needs it to tell falling into a label from jumping to it.
+    public var jumped: Bool
 
-    public init(instruction: Int, opcode: Opcode, location: DebugLocation?, writes: [Write]) {
+    public init(instruction: Int, opcode: Opcode, location: DebugLocation?, writes: [Write], jumped: Bool = false) {
         self.instruction = instruction
         self.opcode = opcode
         self.location = location
         self.writes = writes
+        self.jumped = jumped
+    }
+}
+
+/// One lane's run of a batch: its registers when the body began (lane inputs and the
+/// prologue's uniform values) and every instruction after, as `Executor.trace` records it.
+public struct LaneTrace: Sendable {
+    /// The lane's value of every register (`0 ..< registerCount`) before the body's first instruction.
+    public var initialRegisters: [UInt32]
+    public var steps: [TraceStep]
+    /// Steps past `maxSteps` ran (so the batch's results are complete) but were not recorded.
+    public var truncated: Bool
+    /// Instructions the batch executed, recorded or not.
+    public var executed: Int
+
+    public init(initialRegisters: [UInt32], steps: [TraceStep], truncated: Bool, executed: Int) {
+        self.initialRegisters = initialRegisters
+        self.steps = steps
+        self.truncated = truncated
+        self.executed = executed
     }
 }

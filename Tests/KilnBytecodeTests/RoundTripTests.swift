@@ -18,16 +18,16 @@ struct RoundTripTests {
         #expect(LibraryWriter.encode(decoded) == bytes)
     }
 
-    @Test("header: magic, version 1.0, no flags, six 4-byte-aligned sections in order")
+    @Test("header: magic, version 1.1, no flags, six 4-byte-aligned sections in order")
     func headerLayout() {
         let surgery = ByteSurgery(TestLibraries.combined)
         #expect(Array(surgery.bytes[0..<8]) == Array("KILNLIB".utf8) + [0])
-        #expect(surgery.bytes[8] == 1 && surgery.bytes[9] == 0 && surgery.bytes[10] == 0 && surgery.bytes[11] == 0)
+        #expect(surgery.bytes[8] == 1 && surgery.bytes[9] == 0 && surgery.bytes[10] == 1 && surgery.bytes[11] == 0)
         #expect(surgery.u32(at: 12) == 0)
         #expect(surgery.sectionCount == 6)
         let names = (0..<6).map { LibraryFormat.fourCharacterName(surgery.u32(at: 20 + 12 * $0)) }
         #expect(names == ["STRS", "FUNC", "CNST", "CODE", "DBUG", "PROV"])
-        for section in LibraryFormat.Section.allCases {
+        for section in LibraryFormat.Section.allCases where section.isRequired {
             #expect(surgery.start(section) % 4 == 0)
         }
         // The code section holds the instructions exactly as Instruction.encode writes them.
@@ -76,7 +76,7 @@ struct RoundTripTests {
         surgery.setU16(2, at: 8)
         surgery.setU16(3, at: 10)
         let error = #expect(throws: LibraryError.self) { try LibraryReader.decode(surgery.bytes) }
-        #expect(error?.message == "library format version 2.3 is not supported; this reader reads version 1.x (1.0)")
+        #expect(error?.message == "library format version 2.3 is not supported; this reader reads version 1.x (1.1)")
         #expect(error?.offset == 8)
     }
 }

@@ -66,17 +66,24 @@ struct FrameRenderer {
     /// its triangles coloured by the library's first fragment function.
     func prepare(library: Library, function: Function, size: ImageSize, contents: Contents,
                  arguments: [String: [Float]], time: Float?) throws -> PreparedDraw {
-        let request = RenderRequest(library: library, functionName: function.name,
-                                    width: size.width, height: size.height,
-                                    content: contents.first, content2: contents.second,
-                                    arguments: arguments, time: time, threads: max(1, threads),
-                                    limits: { var limits = RenderLimits.default; limits.maxFrameWork = maxFrameWork; return limits }(),
-                                    executionLimits: { var limits = ExecutionLimits(); limits.uniformExecution = uniformExecution; return limits }())
+        let request = self.request(library: library, function: function, size: size, contents: contents,
+                                   arguments: arguments, time: time)
         do {
             return try Renderer.prepare(request)
         } catch {
             throw CommandFailure(error.message)
         }
+    }
+
+    /// What `prepare` draws (the pixel debugger runs the same request).
+    func request(library: Library, function: Function, size: ImageSize, contents: Contents,
+                 arguments: [String: [Float]], time: Float?) -> RenderRequest {
+        RenderRequest(library: library, functionName: function.name,
+                      width: size.width, height: size.height,
+                      content: contents.first, content2: contents.second,
+                      arguments: arguments, time: time, threads: max(1, threads),
+                      limits: { var limits = RenderLimits.default; limits.maxFrameWork = maxFrameWork; return limits }(),
+                      executionLimits: { var limits = ExecutionLimits(); limits.uniformExecution = uniformExecution; return limits }())
     }
 
     /// Renders one frame of a prepared draw: premultiplied RGBA8.

@@ -1,0 +1,117 @@
+import KilnBytecode
+
+/// Turns one function's debug markers (over virtual registers and IR positions) into the
+/// library's `DebugInfo` entries (over physical registers and instruction indexes), once
+/// optimization and register allocation are done.
+///
+/// A marker fires at the next real instruction after it; when a label lies in between, it
+/// belongs to the code falling into that label and is marked `fallthroughOnly`. A virtual
+/// register becomes a `DebugValue`: its physical register and every instruction that
+/// defines its register unit (the debugger takes the most recent one that wrote that
+/// register). Values computed in the prologue or handed in as lane inputs have no
+/// definitions in the body; a register the optimizer deleted becomes "optimised away".
+struct DebugInfoBuilder {
+    let state: LoweringState
+    let allocation: RegisterAllocator
+    /// Code index of each prologue and body IR instruction (nil for markers).
+    let prologueAddress: [Int]
+    let bodyAddress: [Int?]
+    /// The body's final `ret`, where markers at the very end fire.
+    let finalInstruction: Int
+    /// Units the renderer writes before the body runs.
+    let inputUnits: Set<Int>
+
+    /// Appends the function's activations, variables, values and events to `info`.
+    func append(to info: inout DebugInfo) {
+        let activationBase = UInt32(info.activations.count)
+        let variableBase = UInt32(info.variables.count)
+        info.activations += state.debugActivations
+        info.variables += state.debugVariables.map { variable in
+            var variable = variable
+            variable.activation += activationBase
+            return variable
+        }
+        // Definitions of each unit, as code indexes.
+        var definitions: [Int: [UInt32]] = [:]
+        for (index, instruction) in state.prologue.enumerated() {
+            if let register = instruction.writes { definitions[state.registerUnit[register], default: []].append(UInt32(prologueAddress[index])) }
+        }
+        for (index, instruction) in state.body.enumerated() {
+            if let register = instruction.writes, let address = bodyAddress[index] {
+                definitions[state.registerUnit[register], default: []].append(UInt32(address))
+            }
+        }
+        let prologueCount = state.prologue.count
+        // The unit whose value each physical register holds when the prologue ends (the body
+        // never writes below `uniformRegisterCount`).
+        var prologueHolder: [Int: Int] = [:]
+        for instruction in state.prologue {
+            guard let register = instruction.writes else { continue }
+            let unit = state.registerUnit[register]
+            guard allocation.base[unit] >= 0 else { continue }
+            for offset in 0..<state.units[unit].size { prologueHolder[allocation.base[unit] + offset] = unit }
+        }
+        var valueIndex: [VirtualRegister: UInt32?] = [:]
+        func value(_ register: VirtualRegister) -> UInt32? {
+            if let known = valueIndex[register] { return known }
+            var result: UInt32?
+            let unit = register >= 0 ? state.registerUnit[register] : -1
+            if unit >= 0, allocation.base[unit] >= 0 {
+                let physical = UInt16(clamping: allocation.physical(register, state))
+                if state.units[unit].isPrologue {
+                    // Still in its register when the body starts: read by the body, or
+                    // nothing after it in the prologue took the register.
+                    if allocation.end[unit] > prologueCount || prologueHolder[Int(physical)] == unit {
+                        result = UInt32(info.values.count)
+                        info.values.append(DebugValue(register: physical, definitions: []))
+                    }
+                } else if let defined = definitions[unit] {
+                    result = UInt32(info.values.count)
+                    info.values.append(DebugValue(register: physical, definitions: defined))
+                } else if inputUnits.contains(unit) {
+                    result = UInt32(info.values.count)
+                    info.values.append(DebugValue(register: physical, definitions: []))
+                }
+            }
+            valueIndex[register] = result
+            return result
+        }
+        // Markers, each attached to the next real instruction.
+        var pending: [(event: Int, fallthroughOnly: Bool)] = []
+        func flush(at address: Int) {
+            for (event, fallthroughOnly) in pending {
+                guard let kind = convert(state.debugEvents[event].kind) else { continue }
+                info.events.append(DebugEvent(instruction: UInt32(address), fallthroughOnly: fallthroughOnly, kind: kind))
+            }
+            pending.removeAll(keepingCapacity: true)
+        }
+        func convert(_ kind: PendingDebugEvent.Kind) -> DebugEvent.Kind? {
+            switch kind {
+            case .statement(let activation, let location, let mask):
+                guard location < state.locations.count else { return nil }
+                let l = state.locations[location]
+                return .statement(activation: activationBase + UInt32(activation), file: UInt16(clamping: l.file),
+                                  line: UInt32(clamping: l.line), column: UInt16(clamping: l.column),
+                                  mask: mask.flatMap(value))
+            case .bind(let variable, let components):
+                return .bind(variable: variableBase + UInt32(variable), components: components.map(value))
+            case .loopStart(let loop):
+                return .loopStart(loop: UInt32(loop))
+            case .iteration(let loop, let mask):
+                return .iteration(loop: UInt32(loop), mask: mask.flatMap(value))
+            case .loopEnd(let loop):
+                return .loopEnd(loop: UInt32(loop))
+            }
+        }
+        for (index, instruction) in state.body.enumerated() {
+            if instruction.isDebug {
+                pending.append((Int(instruction.imm), false))
+            } else if instruction.isLabel {
+                for i in pending.indices { pending[i].fallthroughOnly = true }
+            } else if let address = bodyAddress[index] {
+                flush(at: address)
+            }
+        }
+        flush(at: finalInstruction)
+    }
+}

@@ -1,0 +1,118 @@
+import KilnBytecode
+import KilnLanguage
+
+/// A debug event over virtual registers, as lowering records it; `LibraryAssembler` turns
+/// it into a `DebugEvent` once the code and the registers are final.
+struct PendingDebugEvent {
+    enum Kind {
+        /// `location` indexes `LoweringState.locations`; `mask` nil means every lane runs.
+        case statement(activation: Int, location: Int, mask: VirtualRegister?)
+        case bind(variable: Int, components: [VirtualRegister])
+        case loopStart(loop: Int)
+        case iteration(loop: Int, mask: VirtualRegister?)
+        case loopEnd(loop: Int)
+    }
+    var kind: Kind
+
+    /// Makes the event name `replacement` wherever it named `register` (copy coalescing).
+    mutating func rename(_ register: VirtualRegister, to replacement: VirtualRegister) {
+        func swap(_ r: VirtualRegister?) -> VirtualRegister? { r == register ? replacement : r }
+        switch kind {
+        case .statement(let activation, let location, let mask):
+            kind = .statement(activation: activation, location: location, mask: swap(mask))
+        case .bind(let variable, let components):
+            kind = .bind(variable: variable, components: components.map { $0 == register ? replacement : $0 })
+        case .loopStart, .loopEnd:
+            break
+        case .iteration(let loop, let mask):
+            kind = .iteration(loop: loop, mask: swap(mask))
+        }
+    }
+}
+
+/// Debug markers: where statements start (and under which mask), where variables get their
+/// values, where loop iterations begin. They are emitted beside the code and never change
+/// it (`IRInstruction.isDebug`).
+extension FunctionLowerer {
+    /// Variables larger than this are not tracked (a 4096-float table would make every
+    /// write to it a 16 KB event).
+    static let maxTrackedComponents = 256
+
+    func emitDebug(_ kind: PendingDebugEvent.Kind) {
+        state.debugEvents.append(PendingDebugEvent(kind: kind))
+        emitBody(.debug(state.debugEvents.count - 1))
+    }
+
+    /// The current mask as a debug operand: nil when every lane that entered the entry runs.
+    var debugMask: VirtualRegister? {
+        switch state.mask {
+        case .all: return nil
+        case .lanes(let register): return register
+        case .retired, .unreachable: return zero
+        }
+    }
+
+    /// Starts an activation of `function` (the entry, or an inlined call at `location`).
+    func newActivation(_ function: FunctionID, at location: SourceLocation) -> Int {
+        state.debugActivations.append(DebugActivation(
+            function: program.functions[function].name, depth: UInt16(clamping: state.frames.count),
+            file: UInt16(clamping: location.file), line: UInt32(clamping: location.line)))
+        return state.debugActivations.count - 1
+    }
+
+    func statementEvent() {
+        emitDebug(.statement(activation: state.frames[frameIndex].activation, location: state.currentLocation, mask: debugMask))
+    }
+
+    /// Records the current value of variable `id` of `frame` (its root, for references).
+    func bindEvent(_ frame: Int, _ id: VariableID) {
+        let root = resolveRoot(frame, id, nil)
+        guard root.frame < state.frames.count, let slot = slot(root.frame, root.id),
+              case .components(let registers) = slot.storage,
+              !registers.isEmpty, registers.count <= Self.maxTrackedComponents else { return }
+        let activation = state.frames[root.frame].activation
+        let key = activation << 32 | root.id
+        let variable: Int
+        if let known = state.debugVariableIndex[key] {
+            variable = known
+        } else {
+            let info = program.functions[state.frames[root.frame].function].variables[root.id]
+            let components = debugComponents(info.type, prefix: "")
+            guard components.count == registers.count else { return }
+            state.debugVariables.append(DebugVariable(
+                name: info.name, typeName: info.type.spelling(structs: structs), activation: UInt32(activation),
+                line: UInt32(clamping: info.range.start.line), components: components))
+            variable = state.debugVariables.count - 1
+            state.debugVariableIndex[key] = variable
+        }
+        emitDebug(.bind(variable: variable, components: registers))
+    }
+
+    /// Labels and types of the scalarized components of `type`, in component order.
+    func debugComponents(_ type: KType, prefix: String) -> [DebugVariable.Component] {
+        let names = ["x", "y", "z", "w"]
+        func join(_ label: String) -> String { prefix.isEmpty ? label : prefix + "." + label }
+        switch type {
+        case .scalar(let k):
+            return [.init(label: prefix, scalar: ScalarType(k))]
+        case .vector(let k, let n):
+            return (0..<n).map { .init(label: join(names[$0]), scalar: ScalarType(k)) }
+        case .matrix(let k, let columns, let rows):
+            return (0..<columns).flatMap { c in
+                (0..<rows).map { r in .init(label: "\(prefix)[\(c)].\(names[r])", scalar: ScalarType(k)) }
+            }
+        case .array(let element, let n):
+            guard n * max(1, count(element)) <= Self.maxTrackedComponents else { return [] }
+            return (0..<n).flatMap { debugComponents(element, prefix: "\(prefix)[\($0)]") }
+        case .structure(let index):
+            return structs[index].fields.flatMap { debugComponents($0.type, prefix: join($0.name)) }
+        default:
+            return []
+        }
+    }
+
+    func newLoopID() -> Int {
+        state.loopCount += 1
+        return state.loopCount - 1
+    }
+}
