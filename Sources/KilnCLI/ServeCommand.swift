@@ -41,6 +41,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Tile threads per frame (0 = the cores shared among previewing sessions).") var renderThreads = 0
     @Option(help: "Most work one frame may do, in weighted lane-instructions (10^10 is about a second of one core).") var maxFrameWork = 10_000_000_000
     @Option(help: "A session whose last frame took longer than this many seconds renders on at most all workers but one.") var heavyFrameSeconds = 0.05
+    @Option(help: "Most instructions one pixel-debugger trace records (the run completes past it).") var maxTraceSteps = 200_000
     @Option(help: "After an edit of a slow shader, first send a coarse frame (every k-th pixel) estimated to take at most this many seconds; 0 turns coarse frames off.") var coarseFrameSeconds = 0.001
     @Option(help: "Bytes all sessions together may keep in content images (uploads, built-in content); past it new images are refused.") var maxContentBytes = 8 << 30
     @Option(help: "Seconds SIGTERM/SIGINT waits for running compiles and renders before exiting anyway (a second signal exits at once).") var shutdownGrace = 2.0
@@ -53,7 +54,7 @@ struct ServeCommand: ParsableCommand {
         }
         guard shutdownGrace >= 0, shutdownGrace.isFinite else { throw ValidationError("--shutdown-grace must be a number of seconds ≥ 0") }
         guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, cacheEntries > 0, maxQueuedBytes > 0,
-              compilesPerSecond > 0, compilesPerSecond.isFinite else {
+              compilesPerSecond > 0, compilesPerSecond.isFinite, maxTraceSteps > 0 else {
             throw ValidationError("limits must be positive")
         }
     }
@@ -87,6 +88,7 @@ struct ServeCommand: ParsableCommand {
         settings.renderThreadsPerFrame = renderThreads
         settings.maxFrameWork = maxFrameWork
         settings.heavyFrameSeconds = heavyFrameSeconds
+        settings.maxTraceSteps = maxTraceSteps
         settings.coarseFrameSeconds = coarseFrameSeconds
         settings.maxContentBytes = maxContentBytes
         return settings

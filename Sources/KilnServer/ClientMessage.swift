@@ -23,6 +23,9 @@ public enum ClientMessage: Sendable {
     /// A binary message: a PNG for the pending upload slot.
     case uploadBytes([UInt8])
     case ping
+    /// `debug`: trace pixel (`x`, `y`) of the current preview, at `time` (the frame's,
+    /// from its header) or the clock's now.
+    case debug(x: Int, y: Int, time: Double?)
     /// `scene.set`, `layer.add`, `layer.update`, `layer.remove`.
     case scene(SceneEdit)
 }
@@ -143,6 +146,7 @@ private struct MessageDecoder {
         case "clock": return .clock(try clockAction())
         case "content.upload": return try contentUpload()
         case "ping": return .ping
+        case "debug": return try debugRequest()
         case "scene.set", "layer.add", "layer.update", "layer.remove": return .scene(try sceneEdit(type))
         default: throw ProtocolError(.unknownType, "unknown message type \"\(type)\"")
         }
@@ -210,6 +214,27 @@ private struct MessageDecoder {
             }
         }
         return change
+    }
+
+    private func debugRequest() throws -> ClientMessage {
+        // Whole, non-negative coordinates; the preview's size bounds them when it runs.
+        func coordinate(_ value: Any) -> Int? {
+            guard let number = value as? NSNumber, !JSON.isBoolean(value) else { return nil }
+            let double = number.doubleValue
+            guard double.rounded() == double, double >= 0, double <= Double(Int32.max) else { return nil }
+            return Int(double)
+        }
+        guard let pair = object["pixel"] as? [Any], pair.count == 2, let x = coordinate(pair[0]), let y = coordinate(pair[1]) else {
+            throw ProtocolError(.badRequest, "\"pixel\" must be [x, y], whole numbers from 0")
+        }
+        var time: Double?
+        if let value = object["time"], !(value is NSNull) {
+            guard let number = value as? NSNumber, !JSON.isBoolean(value), number.doubleValue.isFinite else {
+                throw ProtocolError(.badRequest, "\"time\" must be a finite number of seconds")
+            }
+            time = number.doubleValue
+        }
+        return .debug(x: x, y: y, time: time)
     }
 
     private func clockAction() throws -> ClockAction {
@@ -286,7 +311,7 @@ func parsePreviewSize(_ value: Any) -> (width: Int, height: Int)? {
     var width = 0, height = 0
     // Whole numbers in a sane range only: 1.5 or 2^64 + 1 must not become some other size.
     func side(_ value: Any) -> Int? {
-        guard let number = value as? NSNumber, !(value is Bool) else { return nil }
+        guard let number = value as? NSNumber, !JSON.isBoolean(value) else { return nil }
         let double = number.doubleValue
         guard double.rounded() == double, double >= 1, double <= Double(Int32.max) else { return nil }
         return Int(double)

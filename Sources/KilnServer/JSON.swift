@@ -2,6 +2,13 @@ import Foundation
 
 /// Argument values in JSON messages (decoded by `ClientRequest.decode`).
 enum JSON {
+    /// Whether a decoded JSON value is `true`/`false`. Not `value is Bool`: on Linux any
+    /// NSNumber holding 0 or 1 casts to Bool, so `[1, 1]` would read as booleans.
+    static func isBoolean(_ value: Any) -> Bool {
+        guard let number = value as? NSNumber else { return false }
+        return String(cString: number.objCType) == "c"
+    }
+
     /// Numbers from a JSON value: `1.5`, `[1, 2]`, or `"0.2,0.4,1,1"` / `"#rrggbbaa"`.
     static func floats(_ value: Any?) -> [Float]? {
         switch value {

@@ -233,7 +233,7 @@ extension KilnService {
 
     /// `upload` means the client's uploaded image for the slot; anything else is a built-in
     /// generated at the preview size (cached per session).
-    private func resolveContent(_ name: String, slot: ContentSlot, session: LiveSession, preview: PreviewSettings) throws -> PreviewContent {
+    func resolveContent(_ name: String, slot: ContentSlot, session: LiveSession, preview: PreviewSettings) throws -> PreviewContent {
         session.lock.lock()
         if name == "upload" {
             let upload = session.uploads[slot]

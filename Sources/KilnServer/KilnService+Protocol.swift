@@ -39,6 +39,7 @@ extension KilnService {
             if let png { upload(png, session: session) }
         case .uploadBytes(let png): upload(png, session: session)
         case .ping: send(session, .pong(id: id))
+        case .debug(let x, let y, let time): requestDebug(DebugRequest(x: x, y: y, time: time, id: id), session: session)
         case .scene(let edit): enqueueSceneEdit(edit, session: session, id: id)
         }
     }

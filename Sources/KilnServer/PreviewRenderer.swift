@@ -16,6 +16,9 @@ public protocol PreviewRenderer: Sendable {
     func decodeContent(png: [UInt8], maxSide: Int) throws -> PreviewContent
     /// A built-in content image (`rainbow`, `checker`, `gradient`, `photo`) at a size.
     func builtinContent(named name: String, width: Int, height: Int) throws -> PreviewContent
+    /// Traces pixel (`x`, `y`) of the frame `request` renders (the pixel debugger): the
+    /// report as a JSON object, its `pixel` the frame's bytes there.
+    func debug(_ request: PreviewRequest, x: Int, y: Int, maxSteps: Int) throws -> [String: Any]
 }
 
 /// A coarse frame: premultiplied RGBA8 of `width` × `height` pixels, each the full frame's
@@ -37,6 +40,11 @@ public struct CoarseFrame: Sendable {
 extension PreviewRenderer {
     /// Renderers without coarse frames (test doubles) render every frame in full.
     public func renderCoarse(_ request: PreviewRequest, stride: Int) throws -> CoarseFrame? { nil }
+
+    /// Renderers without a debugger (test doubles) refuse.
+    public func debug(_ request: PreviewRequest, x: Int, y: Int, maxSteps: Int) throws -> [String: Any] {
+        throw RenderError("this renderer has no pixel debugger")
+    }
 }
 
 /// An image under an effect, in whatever form the renderer keeps it.

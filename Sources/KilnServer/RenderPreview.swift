@@ -1,3 +1,4 @@
+import Foundation
 import KilnBytecode
 import KilnRender
 import KilnVM
@@ -19,6 +20,12 @@ public struct RenderPreview: PreviewRenderer {
         coarse.sampleStride = stride
         let image = try Renderer.render(coarse)
         return CoarseFrame(pixels: image.bytes, width: image.width, height: image.height, stride: stride)
+    }
+
+    public func debug(_ request: PreviewRequest, x: Int, y: Int, maxSteps: Int) throws -> [String: Any] {
+        let report = try PixelDebugger.debug(Self.renderRequest(request), x: x, y: y, limits: .init(maxSteps: maxSteps))
+        let data = try JSONEncoder().encode(report)
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }
 
     static func renderRequest(_ request: PreviewRequest) -> RenderRequest {

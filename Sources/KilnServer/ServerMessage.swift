@@ -15,6 +15,8 @@ public enum ServerMessage: @unchecked Sendable {
     case clock(id: RequestID?, time: Double, playing: Bool)
     case contentUploaded(id: RequestID?, slot: ContentSlot, width: Int, height: Int)
     case pong(id: RequestID?)
+    /// The answer to `debug`: `PixelDebugReport`'s fields (docs/cli.md, `kiln debug --json`).
+    case debugTrace(id: RequestID?, report: [String: Any])
     /// After a scene frame: its sequence number and the layer ids drawn for it.
     case sceneRendered(id: RequestID?, sequence: UInt32, drawn: [String], renderMicroseconds: Int)
     case error(id: RequestID?, ProtocolError)
@@ -29,6 +31,7 @@ public enum ServerMessage: @unchecked Sendable {
         case .clock: "clock"
         case .contentUploaded: "content.uploaded"
         case .pong: "pong"
+        case .debugTrace: "debug.trace"
         case .sceneRendered: "scene.rendered"
         case .error: "error"
         }
@@ -50,6 +53,9 @@ public enum ServerMessage: @unchecked Sendable {
             object = ["id": Self.echo(id), "function": function, "size": [width, height], "fps": fps]
         case .previewStopped(let id), .pong(let id):
             object = ["id": Self.echo(id)]
+        case .debugTrace(let id, let report):
+            object = report
+            object["id"] = Self.echo(id)
         case .clock(let id, let time, let playing):
             object = ["id": Self.echo(id), "time": time, "playing": playing]
         case .contentUploaded(let id, let slot, let width, let height):

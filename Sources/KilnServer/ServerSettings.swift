@@ -54,6 +54,9 @@ public struct ServerSettings: Sendable {
     /// Largest uploaded content image, in pixels per side (never more than `maxPreviewSide`:
     /// content is drawn at the preview's size at most).
     public var maxUploadSide = 4096
+    /// Most instructions one `debug` trace records (`PixelDebugger.Limits.maxSteps`); the
+    /// traced batch still completes past it, so the colour stays exact.
+    public var maxTraceSteps = 200_000
 
     public init() {}
 }

@@ -77,7 +77,10 @@ import Testing
             (#"{"type":"preview.start","size":[18446744073709551617,1]}"#, .badRequest),
             (#"{"type":"preview.start","size":[1.5,2]}"#, .badRequest), (#"{"type":"content.upload","slot":1}"#, .badRequest),
             (#"{"type":"content.upload","png":7}"#, .badRequest), (#"{"type":"compile","source":"x","name":3}"#, .badRequest),
-            (#"{"type":"compile","source":42}"#, .badRequest), (#"{"type":"scene.set","scene":{},"format":5}"#, .badRequest),
+            (#"{"type":"compile","source":42}"#, .badRequest),
+            (#"{"type":"debug","pixel":[true,1]}"#, .badRequest), (#"{"type":"debug","pixel":[1]}"#, .badRequest),
+            (#"{"type":"debug","pixel":[-1,2]}"#, .badRequest), (#"{"type":"debug","pixel":[1,1],"time":"now"}"#, .badRequest),
+            (#"{"type":"debug","pixel":[1,1]}"#, .noPreview), (#"{"type":"scene.set","scene":{},"format":5}"#, .badRequest),
         ]
         for (index, (message, code)) in cases.enumerated() {
             service.receive(text: message, session: session)

@@ -754,3 +754,55 @@ def test_an_edit_of_a_slow_shader_shows_coarse_pixels_first(server):
                 following = await next_frame(ws, timeout=60, coarse=True)
                 assert following["coarse"] == 0 and after["payload"] == subsample(following, k)
     run(go())
+
+
+# --- the pixel debugger ------------------------------------------------------------
+
+LOOP_SHADER = """
+float bump(float x, float k) {
+    float y = x * k;
+    return y * y;
+}
+
+[[ stitchable ]] half4 loopy(float2 position, float time) {
+    float sum = 0.0;
+    int n = (int(position.x) + int(time)) % 5;
+    for (int i = 0; i < n; i++) {
+        sum += bump(float(i), 0.5);
+    }
+    return half4(sum / 4.0, position.y / 48.0, 0.0, 1.0);
+}
+"""
+
+
+def test_debug_traces_the_pixel_of_the_frame_on_screen(server):
+    """A real client clicks pixels of the frame it shows: each trace ends in that frame's bytes."""
+    async def go():
+        async with websockets.connect(server.ws) as ws:
+            await ws.send(json.dumps({"type": "debug", "id": 0, "pixel": [1, 1]}))
+            assert (await next_json(ws, "error"))["code"] == "no_preview"
+            await ws.send(json.dumps({"type": "compile", "id": 1, "name": "loopy.metal", "source": LOOP_SHADER}))
+            assert (await next_json(ws, "compiled"))["ok"] is True
+            await ws.send(json.dumps({"type": "preview.start", "id": 2, "size": [64, 48], "fps": 30}))
+            await ws.send(json.dumps({"type": "clock", "id": 3, "action": "pause"}))
+            await ws.send(json.dumps({"type": "clock", "id": 4, "action": "seek", "time": 2.0}))
+            frame = await next_frame(ws)
+            while abs(frame["time"] - 2.0) > 1e-9:
+                frame = await next_frame(ws)
+            for (x, y) in [(4, 3), (0, 0), (63, 47), (33, 20)]:
+                await ws.send(json.dumps({"type": "debug", "id": [x, y], "pixel": [x, y], "time": frame["time"]}))
+                trace = await next_json(ws, "debug.trace")
+                assert trace["id"] == [x, y]
+                offset = (y * 64 + x) * 4
+                assert bytes(trace["pixel"]) == frame["payload"][offset:offset + 4]
+                names = {v["name"] for v in trace["variables"]}
+                assert {"sum", "n", "position"} <= names
+                n = next(i for i, v in enumerate(trace["variables"]) if v["name"] == "n")
+                values = [c["values"] for s in trace["steps"] if s["active"] for c in s["changes"] if c["variable"] == n]
+                assert values == [[str((x + 2) % 5)]]
+            await ws.send(json.dumps({"type": "debug", "id": 9, "pixel": [64, 0]}))
+            error = await next_json(ws, "error")
+            assert error["id"] == 9 and error["code"] == "render_failed" and "outside" in error["message"]
+            await ws.send(json.dumps({"type": "debug", "id": 10, "pixel": "middle"}))
+            assert (await next_json(ws, "error"))["code"] == "bad_request"
+    run(go())
