@@ -13,6 +13,7 @@ import { ContentPicker } from "./content.js";
 import { loadGallery, fetchExample } from "./gallery.js";
 import { Actions } from "./actions.js";
 import { SceneMode } from "./scene-mode.js";
+import { PixelDebugger } from "./debugger.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -76,14 +77,30 @@ const transport = new Transport({ state, persist, send });
 const content = new ContentPicker({ state, persist, send, sendBinary: (bytes) => connection.sendBinary(bytes), showOverlay });
 const sceneMode = new SceneMode({ state, persist, editor, problems, send });
 
+const pixelDebugger = new PixelDebugger({
+  canvas: $("canvas"), send, editor, frames, enabled: () => state.mode === "shader" && previewing,
+  elements: {
+    panel: $("debugger"), summary: $("debug-summary"), position: $("debug-position"), counter: $("debug-counter"),
+    step: $("debug-step"), variables: $("debug-variables"), marker: $("pixel-marker"), first: $("debug-first"),
+    back: $("debug-back"), forward: $("debug-forward"), last: $("debug-last"), toCaret: $("debug-to-caret"),
+    iteration: $("debug-iteration"), close: $("debug-close"),
+  },
+});
+
 function handleMessage(message) {
   switch (message.type) {
     case "compiled": return compiled(message);
+    case "debug.trace": return pixelDebugger.trace(message);
     case "error":
       if (message.code === "bad_scene") return sceneMode.error(message);
+      if (pixelDebugger.error(message)) return;
       return showOverlay(`${message.code}: ${message.message}`);
     case "scene.rendered": return sceneMode.rendered(message);
-    case "clock": return transport.clock(message);
+    case "clock":
+      transport.clock(message);
+      // A paused clock shows one frame: the trace follows it (a playing one is traced on click).
+      if (!message.playing) setTimeout(() => pixelDebugger.refresh(), 50);
+      return;
     case "content.uploaded": return content.uploaded();
   }
 }
@@ -128,6 +145,7 @@ function compiled(message) {
   }
   actions.updateSnippet();
   startOrUpdatePreview(previousFunction !== state.function);
+  if (previousFunction !== state.function) pixelDebugger.clear(); else pixelDebugger.refresh();
 }
 
 function currentFunction() {
@@ -157,6 +175,7 @@ const controls = new ArgumentControls($("arguments"), (name, value) => {
   persist();
   send({ type: "preview.update", args: { [name]: value } });
   actions.updateSnippet();
+  pixelDebugger.refresh();
 });
 const actions = new Actions({ frames, fileName: () => state.function, currentFunction, values: () => controls.values });
 
@@ -203,6 +222,7 @@ function setMode(mode) {
   editor.setDiagnostics([]);
   problems.show([]);
   if (mode === "scene") {
+    pixelDebugger.clear();
     send({ type: "preview.stop" });
     previewing = false;
     if (state.sceneSource == null) { sceneMode.open(state.sceneExample); return; }
@@ -229,4 +249,4 @@ if (state.mode === "scene") {
 } else {
   openExample(state.example);
 }
-window.kiln = { editor, state, frames, connection, scenePanel: sceneMode.panel }; // for tests and the curious
+window.kiln = { editor, state, frames, connection, scenePanel: sceneMode.panel, pixelDebugger }; // for tests and the curious

@@ -28,6 +28,31 @@ export class Editor {
 
   get text() { return this.textarea.value; }
 
+  /** The 1-based line the caret is on. */
+  caretLine() {
+    return this.textarea.value.slice(0, this.textarea.selectionStart).split("\n").length;
+  }
+
+  /**
+   * Highlights `line` (the pixel debugger's current statement) in the gutter and the code,
+   * scrolling it into view without moving the caret; null clears it.
+   */
+  markLine(line) {
+    this.currentLine = line;
+    if (!this.lineBar) {
+      this.lineBar = document.createElement("div");
+      this.lineBar.className = "current-line";
+      this.pre.parentElement.insertBefore(this.lineBar, this.pre);
+    }
+    if (line != null) {
+      const top = (line - 1) * this.lineHeight;
+      if (top < this.textarea.scrollTop || top > this.textarea.scrollTop + this.textarea.clientHeight - 2 * this.lineHeight) {
+        this.textarea.scrollTop = Math.max(0, top - this.textarea.clientHeight / 3);
+      }
+    }
+    this.render();
+  }
+
   set text(value) {
     this.textarea.value = value;
     this.render();
@@ -71,13 +96,19 @@ export class Editor {
     for (let line = 1; line <= starts.length; line++) {
       // Only the two known severities become a class (the rest of the line is a number).
       const severity = { error: "error", warning: "warning" }[byLine.get(line)];
-      gutter += severity ? `<div class="${severity}" title="${severity}">${line}</div>` : `<div>${line}</div>`;
+      const classes = [severity, line === this.currentLine ? "current" : null].filter(Boolean).join(" ");
+      gutter += classes ? `<div class="${classes}"${severity ? ` title="${severity}"` : ""}>${line}</div>` : `<div>${line}</div>`;
     }
     this.gutter.innerHTML = gutter;
     this.syncScroll();
   }
 
   syncScroll() {
+    if (this.lineBar) {
+      this.lineBar.hidden = this.currentLine == null;
+      const padding = parseFloat(getComputedStyle(this.textarea).paddingTop) || 0;
+      this.lineBar.style.top = `${padding + ((this.currentLine ?? 1) - 1) * this.lineHeight - this.textarea.scrollTop}px`;
+    }
     this.pre.scrollTop = this.textarea.scrollTop;
     this.pre.scrollLeft = this.textarea.scrollLeft;
     this.gutter.scrollTop = this.textarea.scrollTop;

@@ -207,3 +207,97 @@ def test_names_from_documents_are_text_not_markup(browser):
         assert box.get_attribute("aria-label") == "Show " + hostile
     finally:
         server.stop()
+
+
+DEBUG_SHADER = """#include <metal_stdlib>
+using namespace metal;
+
+float bump(float x, float k) {
+    float y = x * k;
+    return y * y;
+}
+
+/// @arg gain 0...2 = 1 "brightness"
+[[ stitchable ]] half4 loopy(float2 position, float gain) {
+    float sum = 0.0;
+    int n = int(position.x / 16.0) % 5;
+    for (int i = 0; i < n; i++) {
+        sum += bump(float(i), 0.5);
+    }
+    float shade = gain * sum / 4.0;
+    return half4(shade, position.y / 512.0, 0.25, 1.0);
+}
+"""
+
+CANVAS_PIXEL = """
+const c = document.getElementById('canvas');
+return Array.from(c.getContext('2d').getImageData(arguments[0], arguments[1], 1, 1).data);
+"""
+
+
+def test_pixel_debugger(browser):
+    """Click a pixel, step through its loop, watch values and the editor line move; the
+    colour the panel reports is the pixel read back from the canvas."""
+    server = KilnServer().start()
+    try:
+        browser.get(server.http + "/")
+        wait_for(lambda: digest(browser)[1] > 8, message="the first frame")
+        set_source(browser, DEBUG_SHADER)
+        wait_for(lambda: browser.execute_script("return document.getElementById('function').value") == "loopy",
+                 message="the shader compiled")
+        browser.find_element(By.ID, "play").click()        # pause: one picture to look at
+        wait_for(lambda: browser.execute_script("return window.kiln.frames.canvas.width") == 512, message="a 512² frame")
+        time.sleep(0.5)
+
+        # Click pixel (70, 100) of the 512² canvas, whatever size it is drawn at: n = 4 there.
+        canvas = browser.find_element(By.ID, "canvas")
+        browser.execute_script("""
+            const c = arguments[0], r = c.getBoundingClientRect();
+            c.dispatchEvent(new MouseEvent('click', { bubbles: true,
+                clientX: r.left + (70.5 / c.width) * r.width, clientY: r.top + (100.5 / c.height) * r.height }));
+        """, canvas)
+        summary = wait_for(lambda: (t := browser.find_element(By.ID, "debug-summary").text) and "steps" in t and t,
+                           message="the trace")
+        assert "pixel (70, 100)" in summary
+        report = browser.execute_script("return window.kiln.pixelDebugger.report")
+        assert report["pixel"] == browser.execute_script(CANVAS_PIXEL, 70, 100), "the trace must end in the canvas pixel"
+        browser.save_screenshot(str(ARTIFACTS / "9-debugger.png"))
+
+        # Step forward through the loop: the editor's current line and the values move.
+        seen_lines, sums, iterations = set(), [], set()
+        for _ in range(40):
+            line = int(browser.find_element(By.CSS_SELECTOR, "#gutter div.current").text)
+            seen_lines.add(line)
+            step = browser.find_element(By.ID, "debug-step").text
+            if "iteration" in step:
+                iterations.add(int(step.split("iteration ")[-1].split(" ")[0]))
+            rows = {r.find_element(By.TAG_NAME, "th").text: r.text for r in browser.find_elements(By.CSS_SELECTOR, "#debug-variables tr") if r.find_elements(By.TAG_NAME, "th")}
+            if "sum" in rows and (not sums or sums[-1] != rows["sum"]):
+                sums.append(rows["sum"])
+            browser.find_element(By.ID, "debug-forward").click()
+        assert {13, 14, 5, 6} <= seen_lines, seen_lines                    # the loop, the call, the helper
+        assert iterations >= {1, 2, 3, 4}, iterations
+        assert any("3.5" in s for s in sums) and len(sums) >= 3, sums       # 0 + 0 + .25 + 1 + 2.25
+        browser.save_screenshot(str(ARTIFACTS / "10-debugger-stepped.png"))
+
+        # "Run to caret line": put the caret on the `float shade` line and jump there.
+        browser.execute_script("""
+            const ta = document.getElementById('source');
+            const at = ta.value.indexOf('float shade');
+            ta.setSelectionRange(at, at);
+        """)
+        browser.find_element(By.ID, "debug-to-caret").click()
+        wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#gutter div.current").text == "16", message="line 16")
+        rows = browser.find_element(By.ID, "debug-variables").text
+        assert "shade" in rows and "0.875" in rows, rows                     # 3.5 / 4
+
+        # Changing an argument traces the same pixel again.
+        slider = browser.find_element(By.CSS_SELECTOR, "#arguments input[type=range]")
+        browser.execute_script("arguments[0].value = 2; arguments[0].dispatchEvent(new Event('input'))", slider)
+        wait_for(lambda: "1.75" in browser.find_element(By.ID, "debug-variables").text, message="the re-trace")
+        time.sleep(0.3)
+        report = browser.execute_script("return window.kiln.pixelDebugger.report")
+        assert report["pixel"] == browser.execute_script(CANVAS_PIXEL, 70, 100)
+        browser.save_screenshot(str(ARTIFACTS / "11-debugger-argument.png"))
+    finally:
+        server.stop()
