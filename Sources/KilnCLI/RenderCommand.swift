@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KilnBytecode
+import KilnRender
 
 /// `kiln render FILE(.metal|.kilnlib) [--function NAME] --size WxH --content … -o out.png|out/`
 ///
@@ -67,6 +68,12 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Most work one frame may do, in weighted lane-instructions (about 10^10 per second of one core).")
     var maxFrameWork = FrameRenderer.defaultMaxFrameWork
 
+    @Flag(help: "Write the cost heatmap instead of the image: per pixel, the instructions its lane executed.")
+    var heatmap = false
+
+    @Flag(help: "With --heatmap: also print the per-line totals as JSON on stdout.")
+    var json = false
+
     @Option(name: .shortAndLong, help: "Output: a .png file for a single image, else a folder.")
     var output: String
 
@@ -80,6 +87,8 @@ struct RenderCommand: ParsableCommand {
         if let threads, threads < 1 || threads > limits.maxThreads {
             throw ValidationError("--threads must be in 1...\(limits.maxThreads)")
         }
+        if heatmap && frames > 1 { throw ValidationError("--heatmap counts one frame; leave out --frames") }
+        if json && !heatmap { throw ValidationError("--json goes with --heatmap") }
     }
 
     func run() throws {
@@ -128,6 +137,13 @@ struct RenderCommand: ParsableCommand {
             for frame in 0..<frames {
                 let offset = Float(frame) / fps
                 let clock = time.map { $0 + offset } ?? (frames > 1 ? offset : nil)
+                if heatmap {
+                    let path = writesFile ? output : outputPath(function: function.name, frame: frame)
+                    try writeHeatmap(library: library, function: function, renderer: renderer, size: outputSize,
+                                     contents: images, arguments: functionValues, time: clock, to: path)
+                    progress.update(frame + 1)
+                    continue
+                }
                 // The clock is a uniform, so each frame is its own draw.
                 let draw = try renderer.prepare(library: library, function: function, size: outputSize,
                                                 contents: images, arguments: functionValues, time: clock)
@@ -142,6 +158,29 @@ struct RenderCommand: ParsableCommand {
                 console.error("\(function.name): \(frames == 1 ? "wrote" : "wrote \(frames) frames to") \(target)\n")
             }
         }
+    }
+
+    /// Counts the frame's cost per pixel, writes the heatmap PNG to `path` and, with
+    /// `--json`, prints the totals per source line.
+    func writeHeatmap(library: Library, function: Function, renderer: FrameRenderer, size: ImageSize,
+                      contents: FrameRenderer.Contents, arguments: [String: [Float]], time: Float?, to path: String) throws {
+        let request = renderer.request(library: library, function: function, size: size, contents: contents,
+                                       arguments: arguments, time: time)
+        let map: CostHeatmap
+        do { map = try Renderer.heatmap(request) } catch { throw CommandFailure(error.message) }
+        try renderer.writePNG(map.image(), premultiplied: true, to: path)
+        guard json else { return }
+        let shares = map.shares()
+        let lines: [[String: Any]] = zip(map.lines, shares).map { line, share in
+            ["file": line.file < map.files.count ? map.files[line.file] : "", "line": line.line,
+             "lanes": line.lanes, "uniform": line.uniform, "share": share.share]
+        }
+        let object: [String: Any] = [
+            "function": function.name, "width": map.width, "height": map.height, "maximum": Int(map.maximum),
+            "total": map.total, "unknownMasks": map.unknownMasks, "lines": lines,
+        ]
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        Console.current.line(String(decoding: data, as: UTF8.self))
     }
 
     /// The functions to render: `--function`, or every entry that draws on its own.

@@ -28,6 +28,9 @@ final class EffectDraw: PreparedDraw {
     private let opaque = UnsafeMutablePointer<Float>.allocate(capacity: laneCount)
     private let limits: RenderLimits
     private let cancellation: RenderCancellation?
+    /// For heatmaps: the function's statement masks and lines, made on first use.
+    private let stage: ShaderStage
+    private lazy var costPlan = stage.makeCostPlan()
     private(set) var lastFrameCounts = FrameCounts()
 
     deinit { opaque.deallocate() }
@@ -56,6 +59,7 @@ final class EffectDraw: PreparedDraw {
         threads = Renderer.workerCount(request.threads)
         // Whole tiles per band: quads (and tiles) never straddle bands.
         rowsPerBand = max(1, (request.rowsPerBand + BatchTile.rows - 1) / BatchTile.rows) * BatchTile.rows
+        self.stage = stage
         var shaders: [LaneShader] = []
         for _ in 0..<threads { shaders.append(try stage.makeShader()) }
         self.shaders = shaders
@@ -126,6 +130,64 @@ final class EffectDraw: PreparedDraw {
                 }
             }
         }
+    }
+
+    /// Renders a frame as `render` does, counting per pixel what its lane executed while
+    /// active (`CostCounts`): the cost heatmap. The same steps, so the same budget applies.
+    func renderCosts() throws(RenderError) -> CostHeatmap {
+        let failures = FirstFailure()
+        let budget = FrameBudget(limits: limits, cancellation: cancellation)
+        let width = self.width, height = self.height
+        let plan = costPlan
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        var heatmap = CostHeatmap(width: width, height: height)
+        let merged = NSLock()
+        var total = CostCounts()
+        pixels.withUnsafeMutableBufferPointer { pixelBuffer in
+            heatmap.counts.withUnsafeMutableBufferPointer { countBuffer in
+                heatmap.uniform.withUnsafeMutableBufferPointer { uniformBuffer in
+                    let output = pixelBuffer.baseAddress!, counted = countBuffer.baseAddress!, uniform = uniformBuffer.baseAddress!
+                    TileScheduler.run(height: height, threads: threads, rowsPerBand: rowsPerBand) { worker, rows in
+                        guard !failures.hasFailure else { return }
+                        let shader = shaders[worker]
+                        var counts = CostCounts()
+                        do throws(RenderError) {
+                            for y in Swift.stride(from: rows.lowerBound, to: rows.upperBound, by: BatchTile.rows) {
+                                let tileRows = min(BatchTile.rows, height - y)
+                                var x0 = 0
+                                while x0 < width {
+                                    let columns = min(BatchTile.columns, width - x0)
+                                    try shade(shader, x0: x0, y: y, columns: columns, rows: tileRows,
+                                              output: output + (y * width + x0) * 4) { (s) throws(RenderError) in
+                                        try s.runCounting(plan, into: &counts)
+                                    }
+                                    for row in 0..<tileRows {
+                                        for column in 0..<columns {
+                                            let at = (y + row) * width + x0 + column
+                                            counted[at] = counts.lanes[BatchTile.lane(column: column, row: row)]
+                                            uniform[at] = UInt32(clamping: counts.uniform)
+                                        }
+                                    }
+                                    try budget.charge(shader)
+                                    x0 += columns
+                                }
+                            }
+                        } catch {
+                            failures.record(error)
+                        }
+                        merged.withLock { total.merge(lines: counts.lines, unknownMasks: counts.unknownMasks) }
+                    }
+                }
+            }
+        }
+        lastFrameCounts = budget.counts
+        if let failure = failures.first { throw failure }
+        heatmap.lines = total.lines.map { key, cost in
+            CostHeatmap.Line(file: key >> 32, line: key & 0xFFFF_FFFF, lanes: cost.lanes, uniform: cost.uniform)
+        }.sorted { ($0.file, $0.line) < ($1.file, $1.line) }
+        heatmap.unknownMasks = total.unknownMasks
+        heatmap.files = library.sources.map(\.name)
+        return heatmap
     }
 
     /// Shades the one batch that holds pixel (`x`, `y`) as `render` would, tracing the

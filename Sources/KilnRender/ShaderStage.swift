@@ -19,6 +19,8 @@ protocol LaneShader: AnyObject {
     var scalarInstructions: Int { get }
     /// Runs the batch exactly as `run()` does, recording `lane`'s steps (the debugger).
     func trace(lane: Int, maxSteps: Int) throws(RenderError) -> LaneTrace
+    /// Runs the batch exactly as `run()` does, counting what each lane executed (the heatmap).
+    func runCounting(_ plan: CostPlan, into counts: inout CostCounts) throws(RenderError)
 }
 
 /// A library function with its arguments, buffers and textures bound for one draw: makes
@@ -43,6 +45,9 @@ struct ShaderStage {
         prepared = PreparedFunction(library: library, functionIndex: functionIndex,
                                     uniformExecution: request.executionLimits.uniformExecution)
     }
+
+    /// The statement masks and lines of the function, for counting runs (`CostPlan`).
+    func makeCostPlan() -> CostPlan { CostPlan(prepared) }
 
     /// A shader for one worker (lane shaders are not thread-safe; the prepared code is shared).
     func makeShader() throws(RenderError) -> LaneShader {
@@ -73,6 +78,10 @@ final class VMLaneShader: LaneShader {
 
     func trace(lane: Int, maxSteps: Int) throws(RenderError) -> LaneTrace {
         do { return try executor.trace(lane: lane, maxSteps: maxSteps) } catch { throw Renderer.describe(error, library: library) }
+    }
+
+    func runCounting(_ plan: CostPlan, into counts: inout CostCounts) throws(RenderError) {
+        do { try executor.runCounting(plan, into: &counts) } catch { throw Renderer.describe(error, library: library) }
     }
 
     var work: Int { executor.work }

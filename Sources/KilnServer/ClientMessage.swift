@@ -26,6 +26,8 @@ public enum ClientMessage: Sendable {
     /// `debug`: trace pixel (`x`, `y`) of the current preview, at `time` (the frame's,
     /// from its header) or the clock's now.
     case debug(x: Int, y: Int, time: Double?)
+    /// `heatmap`: count the current preview's frame at `time` (or now), per pixel and line.
+    case heatmap(time: Double?)
     /// `scene.set`, `layer.add`, `layer.update`, `layer.remove`.
     case scene(SceneEdit)
 }
@@ -147,6 +149,7 @@ private struct MessageDecoder {
         case "content.upload": return try contentUpload()
         case "ping": return .ping
         case "debug": return try debugRequest()
+        case "heatmap": return .heatmap(time: try time())
         case "scene.set", "layer.add", "layer.update", "layer.remove": return .scene(try sceneEdit(type))
         default: throw ProtocolError(.unknownType, "unknown message type \"\(type)\"")
         }
@@ -227,14 +230,16 @@ private struct MessageDecoder {
         guard let pair = object["pixel"] as? [Any], pair.count == 2, let x = coordinate(pair[0]), let y = coordinate(pair[1]) else {
             throw ProtocolError(.badRequest, "\"pixel\" must be [x, y], whole numbers from 0")
         }
-        var time: Double?
-        if let value = object["time"], !(value is NSNull) {
-            guard let number = value as? NSNumber, !JSON.isBoolean(value), number.doubleValue.isFinite else {
-                throw ProtocolError(.badRequest, "\"time\" must be a finite number of seconds")
-            }
-            time = number.doubleValue
+        return .debug(x: x, y: y, time: try time())
+    }
+
+    /// The optional `time` of `debug` and `heatmap`: finite seconds.
+    private func time() throws -> Double? {
+        guard let value = object["time"], !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, !JSON.isBoolean(value), number.doubleValue.isFinite else {
+            throw ProtocolError(.badRequest, "\"time\" must be a finite number of seconds")
         }
-        return .debug(x: x, y: y, time: time)
+        return number.doubleValue
     }
 
     private func clockAction() throws -> ClockAction {

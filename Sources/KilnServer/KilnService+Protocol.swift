@@ -39,7 +39,8 @@ extension KilnService {
             if let png { upload(png, session: session) }
         case .uploadBytes(let png): upload(png, session: session)
         case .ping: send(session, .pong(id: id))
-        case .debug(let x, let y, let time): requestDebug(DebugRequest(x: x, y: y, time: time, id: id), session: session)
+        case .debug(let x, let y, let time): requestInspection(Inspection(kind: .debug(x: x, y: y), time: time, id: id), session: session)
+        case .heatmap(let time): requestInspection(Inspection(kind: .heatmap, time: time, id: id), session: session)
         case .scene(let edit): enqueueSceneEdit(edit, session: session, id: id)
         }
     }

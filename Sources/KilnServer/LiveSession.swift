@@ -90,9 +90,10 @@ final class LiveSession: @unchecked Sendable {
     /// The newest compile that arrived while the budget was spent; older waiting ones are
     /// answered `superseded`. `compileTimerArmed` is true while a wake-up for it is set.
     var pendingCompile: PendingCompile?
-    /// A `debug` trace is running; the newest request that arrived meanwhile waits here.
-    var debugInFlight = false
-    var pendingDebug: DebugRequest?
+    /// Families of `Inspection` running (a debug trace, a heatmap); the newest request of a
+    /// family that arrived meanwhile waits in `pendingInspections`.
+    var inspectionsInFlight: Set<String> = []
+    var pendingInspections: [String: Inspection] = [:]
     var compileTimerArmed = false
     /// Numbers compiles in arrival order, so a slower older compile finishing after a newer
     /// one never replaces the newer library.

@@ -19,6 +19,9 @@ public protocol PreviewRenderer: Sendable {
     /// Traces pixel (`x`, `y`) of the frame `request` renders (the pixel debugger): the
     /// report as a JSON object, its `pixel` the frame's bytes there.
     func debug(_ request: PreviewRequest, x: Int, y: Int, maxSteps: Int) throws -> [String: Any]
+    /// Counts the frame `request` renders, per pixel and source line (the cost heatmap), as
+    /// the JSON object of the `heatmap` reply.
+    func heatmap(_ request: PreviewRequest) throws -> [String: Any]
 }
 
 /// A coarse frame: premultiplied RGBA8 of `width` × `height` pixels, each the full frame's
@@ -44,6 +47,11 @@ extension PreviewRenderer {
     /// Renderers without a debugger (test doubles) refuse.
     public func debug(_ request: PreviewRequest, x: Int, y: Int, maxSteps: Int) throws -> [String: Any] {
         throw RenderError("this renderer has no pixel debugger")
+    }
+
+    /// Renderers without counting (test doubles) refuse.
+    public func heatmap(_ request: PreviewRequest) throws -> [String: Any] {
+        throw RenderError("this renderer has no cost heatmap")
     }
 }
 

@@ -28,6 +28,22 @@ public struct RenderPreview: PreviewRenderer {
         return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }
 
+    public func heatmap(_ request: PreviewRequest) throws -> [String: Any] {
+        let map = try Renderer.heatmap(Self.renderRequest(request))
+        func base64(_ words: [UInt32]) -> String {
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(words.count * 4)
+            for word in words { withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) } }
+            return Data(bytes).base64EncodedString()
+        }
+        let lines: [[String: Any]] = zip(map.lines, map.shares()).map { line, share in
+            ["file": line.file, "line": line.line, "lanes": line.lanes, "uniform": line.uniform, "share": share.share]
+        }
+        return ["width": map.width, "height": map.height, "maximum": Int(map.maximum), "total": map.total,
+                "counts": base64(map.counts), "uniform": base64(map.uniform), "lines": lines, "files": map.files,
+                "unknownMasks": map.unknownMasks]
+    }
+
     static func renderRequest(_ request: PreviewRequest) -> RenderRequest {
         let content = request.content?.storage as? Texture
         let content2 = request.content2?.storage as? Texture

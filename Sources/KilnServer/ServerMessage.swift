@@ -17,6 +17,8 @@ public enum ServerMessage: @unchecked Sendable {
     case pong(id: RequestID?)
     /// The answer to `debug`: `PixelDebugReport`'s fields (docs/cli.md, `kiln debug --json`).
     case debugTrace(id: RequestID?, report: [String: Any])
+    /// The answer to `heatmap`: per-pixel counts (base64 little-endian u32) and per-line totals.
+    case heatmap(id: RequestID?, report: [String: Any])
     /// After a scene frame: its sequence number and the layer ids drawn for it.
     case sceneRendered(id: RequestID?, sequence: UInt32, drawn: [String], renderMicroseconds: Int)
     case error(id: RequestID?, ProtocolError)
@@ -32,6 +34,7 @@ public enum ServerMessage: @unchecked Sendable {
         case .contentUploaded: "content.uploaded"
         case .pong: "pong"
         case .debugTrace: "debug.trace"
+        case .heatmap: "heatmap"
         case .sceneRendered: "scene.rendered"
         case .error: "error"
         }
@@ -53,7 +56,7 @@ public enum ServerMessage: @unchecked Sendable {
             object = ["id": Self.echo(id), "function": function, "size": [width, height], "fps": fps]
         case .previewStopped(let id), .pong(let id):
             object = ["id": Self.echo(id)]
-        case .debugTrace(let id, let report):
+        case .debugTrace(let id, let report), .heatmap(let id, let report):
             object = report
             object["id"] = Self.echo(id)
         case .clock(let id, let time, let playing):

@@ -122,11 +122,11 @@ public final class Executor {
     /// The work the last `run()` (or the prologue, after `init`) did: the `Opcode.workCost`
     /// of every instruction executed, each over all `laneCount` lanes. Draws add it up to
     /// bound a whole frame (`RenderLimits.maxFrameWork`).
-    public private(set) var work = 0
+    public internal(set) var work = 0
     /// Instructions the last `run()` executed (unweighted; each over all lanes).
-    public private(set) var instructions = 0
+    public internal(set) var instructions = 0
     /// Of those, the ones run on one lane and broadcast (uniform, see `UniformityAnalysis`).
-    public private(set) var scalarInstructions = 0
+    public internal(set) var scalarInstructions = 0
 
     private func runRange(_ code: [PreparedInstruction], start: Int) throws(VMError) {
         var work = 0, instructions = 0, scalar = 0

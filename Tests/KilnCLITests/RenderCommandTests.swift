@@ -20,6 +20,34 @@ struct RenderCommandTests {
         #expect(Set(stride(from: 0, to: png.bytes.count, by: 4).map { png.bytes[$0] }).count > 4)
     }
 
+    @Test("--heatmap writes the cost per pixel, --json the cost per line")
+    func heatmap() throws {
+        let folder = try TestSupport.temporaryDirectory()
+        let shader = folder.appendingPathComponent("counted.metal")
+        try """
+            [[ stitchable ]] half4 counted(float2 position) {
+                float s = 0.0;
+                int n = int(position.x) % 4;
+                for (int i = 0; i < n; i++) {
+                    s += 0.25;
+                }
+                return half4(s, 0.0, 0.0, 1.0);
+            }
+            """.write(to: shader, atomically: true, encoding: .utf8)
+        let output = folder.appendingPathComponent("heat.png").path
+        let outcome = TestSupport.kiln("render", shader.path, "--size", "16x8", "--heatmap", "--json", "-o", output)
+        #expect(outcome.exitCode == 0, "\(outcome.errorOutput)")
+        let png = try PNG.decode([UInt8](try #require(FileManager.default.contents(atPath: output))))
+        #expect(png.width == 16 && png.height == 8)
+        #expect(Array(png.bytes[12..<16]) == [255, 255, 255, 255])        // n = 3: the dearest pixel
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as? [String: Any])
+        #expect(object["total"] as? Int == 3392 && object["maximum"] as? Int == 40)
+        let lines = try #require(object["lines"] as? [[String: Any]])
+        #expect(lines.map { $0["line"] as? Int } == [3, 4, 5, 7])
+        let refused = TestSupport.kiln("render", shader.path, "--json", "-o", output)
+        #expect(refused.exitCode == 64)
+    }
+
     @Test("every example renders without errors, into a folder")
     func renderAllExamples() throws {
         let folder = try TestSupport.temporaryDirectory()

@@ -806,3 +806,30 @@ def test_debug_traces_the_pixel_of_the_frame_on_screen(server):
             await ws.send(json.dumps({"type": "debug", "id": 10, "pixel": "middle"}))
             assert (await next_json(ws, "error"))["code"] == "bad_request"
     run(go())
+
+
+def test_heatmap_counts_the_frame_per_pixel_and_line(server):
+    """Over the WebSocket: the loop shader's cost grows with its per-pixel trip count n."""
+    import base64
+    async def go():
+        async with websockets.connect(server.ws) as ws:
+            await ws.send(json.dumps({"type": "compile", "id": 1, "name": "loopy.metal", "source": LOOP_SHADER}))
+            assert (await next_json(ws, "compiled"))["ok"] is True
+            await ws.send(json.dumps({"type": "preview.start", "id": 2, "size": [64, 48], "fps": 30}))
+            await ws.send(json.dumps({"type": "clock", "id": 3, "action": "pause"}))
+            await ws.send(json.dumps({"type": "clock", "id": 4, "action": "seek", "time": 0.0}))
+            await next_frame(ws)
+            await ws.send(json.dumps({"type": "heatmap", "id": 5, "time": 0.0}))
+            heat = await next_json(ws, "heatmap")
+            assert heat["id"] == 5 and (heat["width"], heat["height"]) == (64, 48)
+            counts = struct.unpack("<%dI" % (64 * 48), base64.b64decode(heat["counts"]))
+            assert max(counts) == heat["maximum"] and sum(counts) == heat["total"]
+            # Along a row, pixels with a larger n = x % 5 cost more, by the same step.
+            row = counts[:5]
+            steps = {row[i + 1] - row[i] for i in range(4)}
+            assert len(steps) == 1 and steps.pop() > 0, row
+            assert counts[5:10] == row      # the same n in the next pixels: the same cost
+            lines = {entry["line"]: entry for entry in heat["lines"]}
+            assert abs(sum(entry["share"] for entry in heat["lines"]) - 1) < 1e-9
+            assert lines[11]["lanes"] > 0 and lines[3]["lanes"] > 0   # the loop body and the helper it calls
+    run(go())
