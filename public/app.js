@@ -14,6 +14,7 @@ import { loadGallery, fetchExample } from "./gallery.js";
 import { Actions } from "./actions.js";
 import { SceneMode } from "./scene-mode.js";
 import { PixelDebugger } from "./debugger.js";
+import { CostOverlay } from "./heatmap.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -87,19 +88,30 @@ const pixelDebugger = new PixelDebugger({
   },
 });
 
+const costOverlay = new CostOverlay({
+  preview: $("canvas"), send, editor, frames, enabled: () => state.mode === "shader" && previewing,
+  elements: { toggle: $("cost"), canvas: $("heat"), legend: $("heat-legend"), readout: $("heat-readout") },
+});
+/** After anything that changes the picture: trace and count it again. */
+function inspectAgain() {
+  pixelDebugger.refresh();
+  costOverlay.refresh();
+}
+
 function handleMessage(message) {
   switch (message.type) {
     case "compiled": return compiled(message);
     case "debug.trace": return pixelDebugger.trace(message);
+    case "heatmap": return costOverlay.show(message);
     case "error":
       if (message.code === "bad_scene") return sceneMode.error(message);
-      if (pixelDebugger.error(message)) return;
+      if (pixelDebugger.error(message) || costOverlay.error(message)) return;
       return showOverlay(`${message.code}: ${message.message}`);
     case "scene.rendered": return sceneMode.rendered(message);
     case "clock":
       transport.clock(message);
       // A paused clock shows one frame: the trace follows it (a playing one is traced on click).
-      if (!message.playing) setTimeout(() => pixelDebugger.refresh(), 50);
+      if (!message.playing) setTimeout(inspectAgain, 50);
       return;
     case "content.uploaded": return content.uploaded();
   }
@@ -146,6 +158,7 @@ function compiled(message) {
   actions.updateSnippet();
   startOrUpdatePreview(previousFunction !== state.function);
   if (previousFunction !== state.function) pixelDebugger.clear(); else pixelDebugger.refresh();
+  costOverlay.refresh();
 }
 
 function currentFunction() {
@@ -175,7 +188,7 @@ const controls = new ArgumentControls($("arguments"), (name, value) => {
   persist();
   send({ type: "preview.update", args: { [name]: value } });
   actions.updateSnippet();
-  pixelDebugger.refresh();
+  inspectAgain();
 });
 const actions = new Actions({ frames, fileName: () => state.function, currentFunction, values: () => controls.values });
 
@@ -188,6 +201,8 @@ $("function").addEventListener("change", (event) => {
   controls.signature = JSON.stringify(fn?.arguments ?? []);
   actions.updateSnippet();
   send({ type: "preview.update", function: state.function, args: previewArgs() });
+  pixelDebugger.clear();
+  setTimeout(() => costOverlay.refresh(), 100);
 });
 
 // --- gallery and modes ----------------------------------------------------------------------
@@ -223,6 +238,7 @@ function setMode(mode) {
   problems.show([]);
   if (mode === "scene") {
     pixelDebugger.clear();
+    costOverlay.hide();
     send({ type: "preview.stop" });
     previewing = false;
     if (state.sceneSource == null) { sceneMode.open(state.sceneExample); return; }
@@ -249,4 +265,4 @@ if (state.mode === "scene") {
 } else {
   openExample(state.example);
 }
-window.kiln = { editor, state, frames, connection, scenePanel: sceneMode.panel, pixelDebugger }; // for tests and the curious
+window.kiln = { editor, state, frames, connection, scenePanel: sceneMode.panel, pixelDebugger, costOverlay }; // for tests and the curious

@@ -33,6 +33,12 @@ export class Editor {
     return this.textarea.value.slice(0, this.textarea.selectionStart).split("\n").length;
   }
 
+  /** Each line's share of the frame's work (0…1) in the gutter (the cost heatmap); null clears. */
+  setLineShares(shares) {
+    this.lineShares = shares;
+    this.render();
+  }
+
   /**
    * Highlights `line` (the pixel debugger's current statement) in the gutter and the code,
    * scrolling it into view without moving the caret; null clears it.
@@ -97,7 +103,11 @@ export class Editor {
       // Only the two known severities become a class (the rest of the line is a number).
       const severity = { error: "error", warning: "warning" }[byLine.get(line)];
       const classes = [severity, line === this.currentLine ? "current" : null].filter(Boolean).join(" ");
-      gutter += classes ? `<div class="${classes}"${severity ? ` title="${severity}"` : ""}>${line}</div>` : `<div>${line}</div>`;
+      const share = this.lineShares?.get(line);
+      // A bar as long as the line's share of the frame's work, and the percentage on hover.
+      const bar = share ? `<span class="share" style="width: ${Math.max(1, Math.round(share * 48))}px" title="${(share * 100).toFixed(1)}% of the frame's work"></span>` : "";
+      const title = severity ? ` title="${severity}"` : share ? ` title="${(share * 100).toFixed(1)}% of the frame's work"` : "";
+      gutter += classes || bar ? `<div${classes ? ` class="${classes}"` : ""}${title}>${bar}${line}</div>` : `<div>${line}</div>`;
     }
     this.gutter.innerHTML = gutter;
     this.syncScroll();

@@ -299,5 +299,27 @@ def test_pixel_debugger(browser):
         report = browser.execute_script("return window.kiln.pixelDebugger.report")
         assert report["pixel"] == browser.execute_script(CANVAS_PIXEL, 70, 100)
         browser.save_screenshot(str(ARTIFACTS / "11-debugger-argument.png"))
+
+        # The cost heatmap: over the preview, numbers under the cursor, shares in the gutter.
+        browser.find_element(By.ID, "cost").click()
+        wait_for(lambda: browser.find_element(By.ID, "heat").is_displayed(), message="the heatmap")
+        wait_for(lambda: "instructions per pixel" in browser.find_element(By.ID, "heat-readout").text, message="its summary")
+        costs = browser.execute_script("""
+            const m = window.kiln.costOverlay.map;
+            return [m.counts[100 * m.width + 10], m.counts[100 * m.width + 70], m.maximum];
+        """)
+        assert costs[0] < costs[1] <= costs[2], costs                       # n = 0 at x = 10, 4 at x = 70
+        shares = browser.find_elements(By.CSS_SELECTOR, "#gutter div .share")
+        lines = {int(s.find_element(By.XPATH, "..").text) for s in shares}
+        assert {13, 14} <= lines, lines                                     # the loop's lines have a share
+        browser.execute_script("""
+            const c = document.getElementById('heat'), r = c.getBoundingClientRect();
+            c.parentElement.dispatchEvent(new MouseEvent('mousemove', { bubbles: true,
+                clientX: r.left + (70.5 / c.width) * r.width, clientY: r.top + (100.5 / c.height) * r.height }));
+        """)
+        assert browser.find_element(By.ID, "heat-readout").text.startswith(f"(70, 100): {costs[1]} instructions")
+        browser.save_screenshot(str(ARTIFACTS / "12-heatmap.png"))
+        browser.find_element(By.ID, "cost").click()
+        wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, "#gutter div .share"), message="shares cleared")
     finally:
         server.stop()
