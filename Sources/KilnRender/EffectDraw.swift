@@ -175,14 +175,14 @@ final class EffectDraw: PreparedDraw {
                         } catch {
                             failures.record(error)
                         }
-                        merged.withLock { total.merge(lines: counts.lines, unknownMasks: counts.unknownMasks) }
+                        merged.withLock { total.merge(counts) }
                     }
                 }
             }
         }
         lastFrameCounts = budget.counts
         if let failure = failures.first { throw failure }
-        heatmap.lines = total.lines.map { key, cost in
+        heatmap.lines = total.lines.filter { $0.key != 0 }.map { key, cost in
             CostHeatmap.Line(file: key >> 32, line: key & 0xFFFF_FFFF, lanes: cost.lanes, uniform: cost.uniform)
         }.sorted { ($0.file, $0.line) < ($1.file, $1.line) }
         heatmap.unknownMasks = total.unknownMasks

@@ -161,11 +161,14 @@ struct Timeline {
             return variableIndex[v]
         }
 
-        // The lane's register history.
+        // The lane's register history: per body instruction, its latest write of each of
+        // its (at most four, consecutive) destinations; a `str`'s element (any register of
+        // its group) in a dictionary.
         let registerCount = trace.initialRegisters.count
         var writtenInBody = [Bool](repeating: false, count: registerCount)
-        /// `instruction << 16 | register` → (step, value) of the latest such write.
-        var lastWrite: [Int: (step: Int, value: UInt32)] = [:]
+        struct Write { var step: Int32 = -1; var register: UInt16 = 0; var value: UInt32 = 0 }
+        var lastWrite = [Write](repeating: Write(), count: range.count * 4)
+        var lastStore: [Int: (step: Int, value: UInt32)] = [:]
         func lookup(_ index: UInt32?) -> UInt32? {
             guard let index, Int(index) < info.values.count else { return nil }
             let value = info.values[Int(index)]
@@ -175,10 +178,24 @@ struct Timeline {
                 return writtenInBody[register] ? nil : trace.initialRegisters[register]
             }
             var best: (step: Int, value: UInt32)?
-            for definition in value.definitions {
-                if let write = lastWrite[Int(definition) << 16 | register], write.step > (best?.step ?? -1) { best = write }
+            for definition in value.definitions where range.contains(Int(definition)) {
+                let base = (Int(definition) - range.lowerBound) * 4
+                for slot in base..<base + 4 where lastWrite[slot].step >= 0 && Int(lastWrite[slot].register) == register {
+                    if Int(lastWrite[slot].step) > (best?.step ?? -1) { best = (Int(lastWrite[slot].step), lastWrite[slot].value) }
+                }
+                if let store = lastStore[Int(definition) << 16 | register], store.step > (best?.step ?? -1) { best = store }
             }
             return best?.value
+        }
+        // Each instruction's events, found once.
+        var eventRanges = [Range<Int>](repeating: 0..<0, count: range.count)
+        var cursor = events.startIndex
+        while cursor < events.endIndex {
+            let at = Int(events[cursor].instruction)
+            var end = cursor
+            while end < events.endIndex && Int(events[end].instruction) == at { end += 1 }
+            if range.contains(at) { eventRanges[at - range.lowerBound] = cursor..<end }
+            cursor = end
         }
         func isActive(_ mask: UInt32?) -> Bool {
             guard let mask else { return true }
@@ -197,7 +214,8 @@ struct Timeline {
         var previous: TraceStep?
         for (k, step) in trace.steps.enumerated() {
             let fellThrough = previous.map { $0.instruction == step.instruction - 1 && !$0.jumped } ?? true
-            for event in info.events(in: step.instruction..<step.instruction + 1) where fellThrough || !event.fallthroughOnly {
+            let here = range.contains(step.instruction) ? eventRanges[step.instruction - range.lowerBound] : 0..<0
+            for event in info.events[here] where fellThrough || !event.fallthroughOnly {
                 switch event.kind {
                 case .statement(let activation, let file, let line, let column, let mask):
                     steps.append(current)
@@ -237,9 +255,16 @@ struct Timeline {
                 }
             }
             current.instructions += 1
-            for write in step.writes where Int(write.register) < registerCount {
-                writtenInBody[Int(write.register)] = true
-                lastWrite[step.instruction << 16 | Int(write.register)] = (k, write.value)
+            let slots = range.contains(step.instruction) ? (step.instruction - range.lowerBound) * 4 : -1
+            for offset in 0..<Int(step.writeCount) {
+                let register = step.firstWrite &+ UInt16(offset), value = step.value(at: offset)
+                guard Int(register) < registerCount else { continue }
+                writtenInBody[Int(register)] = true
+                if step.opcode == .str || slots < 0 {
+                    lastStore[step.instruction << 16 | Int(register)] = (k, value)
+                } else {
+                    lastWrite[slots + offset] = Write(step: Int32(truncatingIfNeeded: k), register: register, value: value)
+                }
             }
             previous = step
         }

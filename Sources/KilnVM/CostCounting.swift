@@ -14,9 +14,11 @@ public struct CostCounts: Sendable {
     public var lanes = [UInt32](repeating: 0, count: laneCount)
     /// Uniform instructions the batch ran once.
     public var uniform = 0
-    /// Per source line (`file << 32 | line`): lane-instructions of active lanes, and
-    /// uniform instructions, summed over every batch counted.
-    public var lines: [Int: LineCost] = [:]
+    /// Per line index of the plan (`CostPlan.lineKeys`): lane-instructions of active lanes
+    /// and uniform instructions, summed over every batch counted.
+    var lineKeys: [Int] = []
+    var lineLanes: [Int] = []
+    var lineUniform: [Int] = []
     /// Statements whose mask could not be read back (its register reused); their lanes
     /// count as active. Zero in every shader the tests know; kept to be honest about it.
     public var unknownMasks = 0
@@ -33,35 +35,55 @@ public struct CostCounts: Sendable {
 
     public init() {}
 
-    /// Adds another worker's per-line totals.
-    public mutating func merge(lines other: [Int: LineCost], unknownMasks: Int) {
-        for (key, cost) in other {
-            lines[key, default: LineCost()].lanes += cost.lanes
-            lines[key, default: LineCost()].uniform += cost.uniform
+    /// Per source line (`file << 32 | line`; 0 for code before the first statement).
+    public var lines: [Int: LineCost] {
+        var result: [Int: LineCost] = [:]
+        for (index, key) in lineKeys.enumerated() where lineLanes[index] > 0 || lineUniform[index] > 0 {
+            result[key, default: LineCost()].lanes += lineLanes[index]
+            result[key, default: LineCost()].uniform += lineUniform[index]
         }
-        self.unknownMasks += unknownMasks
+        return result
+    }
+
+    /// Adds another worker's line totals and unknown masks (batch counts are not merged).
+    public mutating func merge(_ other: CostCounts) {
+        if lineKeys.isEmpty {
+            lineKeys = other.lineKeys
+            lineLanes = [Int](repeating: 0, count: other.lineKeys.count)
+            lineUniform = lineLanes
+        }
+        for index in other.lineLanes.indices where index < lineLanes.count {
+            lineLanes[index] += other.lineLanes[index]
+            lineUniform[index] += other.lineUniform[index]
+        }
+        unknownMasks += other.unknownMasks
     }
 }
 
 /// A function's statement and iteration events by body instruction, prepared once per
-/// draw for `Executor.runCounting`.
+/// draw for `Executor.runCounting`, in flat arrays (the counting loop reads them per
+/// instruction, so no nested arrays and no dictionaries there).
 public final class CostPlan: @unchecked Sendable {
     struct Event {
         var fallthroughOnly: Bool
         /// Index into `masks`, or -1 when every lane that entered the function runs it.
         var mask: Int
-        /// `file << 32 | line`, or nil for an iteration (the line stays the statement's).
-        var line: Int?
+        /// Index into `lineKeys`, or -1 for an iteration (the line stays the statement's).
+        var line: Int
     }
     struct Mask {
         var register: Int
         var definitions: Set<Int>       // relative body indexes; empty: held since the body began
     }
-    /// Per body instruction (relative): its events, empty for most.
-    let events: [[Event]]
+    /// Events of body instruction `pc` are `events[eventStart[pc] ..< eventStart[pc + 1]]`.
+    let eventStart: [Int32]
+    let events: [Event]
     let masks: [Mask]
-    /// Per body instruction: the mask registers it writes.
-    let maskWrites: [[Int]]
+    /// Mask registers body instruction `pc` writes: `maskWrites[maskWriteStart[pc] ..< maskWriteStart[pc + 1]]`.
+    let maskWriteStart: [Int32]
+    let maskWrites: [Int32]
+    /// `file << 32 | line` of each line index.
+    public let lineKeys: [Int]
     let registerCount: Int
 
     public init(_ prepared: PreparedFunction) {
@@ -69,9 +91,11 @@ public final class CostPlan: @unchecked Sendable {
         let info = library.debugInfo
         let start = prepared.bodyStart
         let count = prepared.body.count
-        var events = [[Event]](repeating: [], count: count)
+        var perInstruction = [[Event]](repeating: [], count: count)
         var masks: [Mask] = []
         var maskIndex: [UInt32: Int] = [:]
+        var lineKeys: [Int] = [0]             // index 0: code before the first statement
+        var lineIndex: [Int: Int] = [0: 0]
         func mask(_ value: UInt32?) -> Int {
             guard let value, Int(value) < info.values.count else { return -1 }
             if let known = maskIndex[value] { return known }
@@ -86,22 +110,35 @@ public final class CostPlan: @unchecked Sendable {
             let at = Int(event.instruction) - start
             switch event.kind {
             case .statement(_, let file, let line, _, let m):
-                events[at].append(Event(fallthroughOnly: event.fallthroughOnly, mask: mask(m), line: Int(file) << 32 | Int(line)))
+                let key = Int(file) << 32 | Int(line)
+                if lineIndex[key] == nil {
+                    lineIndex[key] = lineKeys.count
+                    lineKeys.append(key)
+                }
+                perInstruction[at].append(Event(fallthroughOnly: event.fallthroughOnly, mask: mask(m), line: lineIndex[key]!))
             case .iteration(_, let m):
-                events[at].append(Event(fallthroughOnly: event.fallthroughOnly, mask: mask(m), line: nil))
+                perInstruction[at].append(Event(fallthroughOnly: event.fallthroughOnly, mask: mask(m), line: -1))
             case .bind, .loopStart, .loopEnd:
                 break
             }
         }
         let maskRegisters = Set(masks.map(\.register))
-        var maskWrites = [[Int]](repeating: [], count: count)
+        var eventStart: [Int32] = [0], events: [Event] = []
+        var maskWriteStart: [Int32] = [0], maskWrites: [Int32] = []
         for pc in 0..<count {
-            let written = Executor.destinations(of: prepared.body[pc], storeTarget: nil).map(Int.init)
-            maskWrites[pc] = written.filter { maskRegisters.contains($0) }
+            events += perInstruction[pc]
+            eventStart.append(Int32(events.count))
+            for register in Executor.destinations(of: prepared.body[pc], storeTarget: nil) where maskRegisters.contains(Int(register)) {
+                maskWrites.append(Int32(register))
+            }
+            maskWriteStart.append(Int32(maskWrites.count))
         }
+        self.eventStart = eventStart
         self.events = events
         self.masks = masks
+        self.maskWriteStart = maskWriteStart
         self.maskWrites = maskWrites
+        self.lineKeys = lineKeys
         registerCount = prepared.registerCount
     }
 }
@@ -109,102 +146,182 @@ public final class CostPlan: @unchecked Sendable {
 extension Executor {
     /// Runs the body exactly like `run()` (all lanes, the same steps, uniform instructions
     /// once) and adds what each lane executed while active to `counts` (`CostCounts`).
-    /// `counts.lanes` and `counts.uniform` are this batch's; `lines` accumulate.
+    /// `counts.lanes` and `counts.uniform` are this batch's; the line totals accumulate.
     public func runCounting(_ plan: CostPlan, into counts: inout CostCounts) throws(VMError) {
-        let start = prepared.bodyStart
-        let m = machine
-        for lane in 0..<laneCount { counts.lanes[lane] = 0 }
-        counts.uniform = 0
-        var lastWriter = [Int](repeating: -1, count: plan.registerCount)     // -1: since the body began
-        var maskLanes = [UInt32](repeating: 1, count: laneCount)
-        var currentMask = -1
-        var activeCount = laneCount
-        var line = 0
-        var pending = 0           // lane-wide instructions since the last event
-        func flush() {
-            guard pending > 0 else { return }
-            let n = UInt32(pending)
-            for lane in 0..<laneCount where maskLanes[lane] != 0 { counts.lanes[lane] &+= n }
-            counts.lines[line, default: CostCounts.LineCost()].lanes += pending * activeCount
-            pending = 0
+        if counts.lineLanes.count != plan.lineKeys.count {
+            counts.lineKeys = plan.lineKeys
+            counts.lineLanes = [Int](repeating: 0, count: plan.lineKeys.count)
+            counts.lineUniform = [Int](repeating: 0, count: plan.lineKeys.count)
         }
-        func setMask(_ index: Int) {
-            if index == currentMask { return }
-            currentMask = index
-            guard index >= 0 else {
-                for lane in 0..<laneCount { maskLanes[lane] = 1 }
-                activeCount = laneCount
-                return
+        let body = prepared.body
+        var result = CountingLoopResult()
+        var unknownMasks = 0
+        var laneTotals = [UInt32](repeating: 0, count: laneCount)
+        // Everything the event handler touches lives behind raw pointers: it runs once per
+        // statement, and Swift arrays captured by a closure would pay a uniqueness check
+        // and a retain per element written.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * laneCount) { lanesScratch in
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, plan.registerCount)) { writers in
+        counts.lineLanes.withUnsafeMutableBufferPointer { lineLanes in
+        counts.lineUniform.withUnsafeMutableBufferPointer { lineUniform in
+        plan.events.withUnsafeBufferPointer { events in
+        plan.masks.withUnsafeBufferPointer { masks in
+        plan.maskWrites.withUnsafeBufferPointer { maskWrites in
+        plan.eventStart.withUnsafeBufferPointer { eventStart in
+        plan.maskWriteStart.withUnsafeBufferPointer { maskWriteStart in
+        body.withUnsafeBufferPointer { code in
+            let laneCounts = lanesScratch.baseAddress!, maskLanes = lanesScratch.baseAddress! + laneCount
+            laneCounts.initialize(repeating: 0, count: laneCount)
+            maskLanes.initialize(repeating: 1, count: laneCount)
+            let lastWriter = writers.baseAddress!
+            lastWriter.initialize(repeating: -1, count: max(1, plan.registerCount))   // -1: since the body began
+            var currentMask = -1, activeCount = laneCount, line = 0
+            // Lane-wide instructions run under the current mask, not yet added to the lanes:
+            // they are added when the mask changes (statements share masks), not per statement.
+            var underMask: UInt32 = 0
+
+            func charge(_ pending: Int, _ uniformPending: Int) {
+                lineLanes[line] &+= pending &* activeCount
+                lineUniform[line] &+= uniformPending
+                underMask &+= UInt32(truncatingIfNeeded: pending)
             }
-            let mask = plan.masks[index]
-            let writer = lastWriter[mask.register]
-            let valid = mask.definitions.isEmpty ? writer == -1 : mask.definitions.contains(writer)
-            guard valid else {
-                counts.unknownMasks += 1
-                for lane in 0..<laneCount { maskLanes[lane] = 1 }
-                activeCount = laneCount
-                return
+            func settle() {
+                guard underMask > 0 else { return }
+                for lane in 0..<laneCount { laneCounts[lane] &+= underMask &* maskLanes[lane] }
+                underMask = 0
             }
-            let registerLanes = lanes(UInt16(mask.register))
-            // A uniform mask written by a scalar step holds its value in lane 0 only.
-            let scalarWriter = writer >= 0 && prepared.body[writer].isScalar && !prepared.body[writer].broadcasts
-            activeCount = 0
-            for lane in 0..<laneCount {
-                maskLanes[lane] = registerLanes[scalarWriter ? 0 : lane] != 0 ? 1 : 0
-                activeCount += Int(maskLanes[lane])
-            }
-        }
-        var executed = 0, work = 0, scalar = 0
-        defer {
-            self.work = work
-            instructions = executed
-            scalarInstructions = scalar
-        }
-        var previous = -2
-        var jumped = false
-        try prepared.body.withUnsafeBufferPointer { (code) throws(VMError) in
-            var pc = 0
-            while true {
-                if !plan.events[pc].isEmpty {
-                    let fellThrough = previous == pc - 1 && !jumped || previous == -2
-                    for event in plan.events[pc] where fellThrough || !event.fallthroughOnly {
-                        flush()
-                        if let next = event.line { line = next }
-                        setMask(event.mask)
-                    }
-                }
-                let instruction = code[pc]
-                executed += 1
-                work &+= Int(instruction.cost)
-                previous = pc
-                jumped = false
-                if instruction.isScalar {
-                    scalar += 1
-                    counts.uniform += 1
-                    counts.lines[line, default: CostCounts.LineCost()].uniform += 1
-                    Execution.scalarStep(m, instruction)
-                    for register in plan.maskWrites[pc] { lastWriter[register] = pc }
-                    pc += 1
-                    continue
-                }
-                pending += 1
-                let flow = Execution.step(m, instruction)
-                for register in plan.maskWrites[pc] {
-                    lastWriter[register] = pc
-                    // The mask being counted under changed: re-read it at the next event.
-                    if currentMask >= 0 && plan.masks[currentMask].register == register { currentMask = -2 }
-                }
-                switch flow {
-                case .next:
-                    pc += 1
-                case .jump(let target):
-                    if target <= pc && executed > budget { throw budgetError(instruction: start + pc) }
-                    jumped = target != pc + 1
-                    pc = target
-                case .finish:
-                    flush()
+            func setMask(_ index: Int) {
+                if index == currentMask { return }
+                settle()
+                currentMask = index
+                guard index >= 0 else {
+                    maskLanes.update(repeating: 1, count: laneCount)
+                    activeCount = laneCount
                     return
                 }
+                let mask = masks[index]
+                let writer = lastWriter[mask.register]
+                let valid = mask.definitions.isEmpty ? writer == -1 : mask.definitions.contains(writer)
+                guard valid else {
+                    unknownMasks += 1
+                    maskLanes.update(repeating: 1, count: laneCount)
+                    activeCount = laneCount
+                    return
+                }
+                let registerLanes = lanes(UInt16(mask.register))
+                // A uniform mask written by a scalar step holds its value in lane 0 only.
+                let scalarWriter = writer >= 0 && code[writer].isScalar && !code[writer].broadcasts
+                var active = 0
+                for lane in 0..<laneCount {
+                    let bit: UInt32 = registerLanes[scalarWriter ? 0 : lane] != 0 ? 1 : 0
+                    maskLanes[lane] = bit
+                    active &+= Int(bit)
+                }
+                activeCount = active
+            }
+            result = Executor.executeCounting(
+                code.baseAddress!, machine, budget: budget, eventStart: eventStart.baseAddress!,
+                maskWriteStart: maskWriteStart.baseAddress!,
+                event: { pc, fellThrough, pending, uniformPending in
+                    charge(pending, uniformPending)
+                    for k in Int(eventStart[pc])..<Int(eventStart[pc + 1]) where fellThrough || !events[k].fallthroughOnly {
+                        if events[k].line >= 0 { line = events[k].line }
+                        setMask(events[k].mask)
+                    }
+                },
+                maskWrite: { pc in
+                    for k in Int(maskWriteStart[pc])..<Int(maskWriteStart[pc + 1]) {
+                        let register = Int(maskWrites[k])
+                        lastWriter[register] = pc
+                        // The mask being counted under changed: re-read it at the next event.
+                        if currentMask >= 0 && masks[currentMask].register == register {
+                            settle()
+                            currentMask = -2
+                        }
+                    }
+                },
+                finish: { pending, uniformPending in
+                    charge(pending, uniformPending)
+                    settle()
+                })
+            for lane in 0..<laneCount { laneTotals[lane] = laneCounts[lane] }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        work = result.work
+        instructions = result.executed
+        scalarInstructions = result.scalar
+        counts.lanes = laneTotals
+        counts.uniform = result.scalar
+        counts.unknownMasks += unknownMasks
+        if result.failedAt >= 0 { throw budgetError(instruction: prepared.bodyStart + result.failedAt) }
+    }
+
+    struct CountingLoopResult {
+        var executed = 0, work = 0, scalar = 0
+        /// The relative index of the jump that exceeded the budget, or -1.
+        var failedAt = -1
+    }
+
+    /// The counting run's hot loop: `execute`'s loop plus a test per instruction for events
+    /// and mask writes, which are handled out of line (a few per statement, not per
+    /// instruction), so the opcode switch is inlined and vectorized as in `execute`.
+    @inline(never)
+    static func executeCounting(_ code: UnsafePointer<PreparedInstruction>, _ machine: Execution.Machine, budget: Int,
+                                eventStart: UnsafePointer<Int32>, maskWriteStart: UnsafePointer<Int32>,
+                                event: (_ pc: Int, _ fellThrough: Bool, _ pending: Int, _ uniformPending: Int) -> Void,
+                                maskWrite: (_ pc: Int) -> Void,
+                                finish: (_ pending: Int, _ uniformPending: Int) -> Void) -> CountingLoopResult {
+        var result = CountingLoopResult()
+        var pc = 0, previous = -2, jumped = false
+        var pending = 0, uniformPending = 0
+        var executed = 0, work = 0, scalar = 0
+        while true {
+            if eventStart[pc] != eventStart[pc &+ 1] {
+                event(pc, previous == -2 || (previous == pc &- 1 && !jumped), pending, uniformPending)
+                pending = 0
+                uniformPending = 0
+            }
+            let instruction = code[pc]
+            executed &+= 1
+            work &+= Int(instruction.cost)
+            previous = pc
+            jumped = false
+            let writesMask = maskWriteStart[pc] != maskWriteStart[pc &+ 1]
+            if instruction.isScalar {
+                scalar &+= 1
+                uniformPending &+= 1
+                Execution.scalarStep(machine, instruction)
+                if writesMask { maskWrite(pc) }
+                pc &+= 1
+                continue
+            }
+            pending &+= 1
+            let flow = Execution.step(machine, instruction)
+            if writesMask { maskWrite(pc) }
+            switch flow {
+            case .next:
+                pc &+= 1
+            case .jump(let target):
+                if target <= pc && executed > budget {
+                    result.failedAt = pc
+                    finish(pending, uniformPending)
+                    (result.executed, result.work, result.scalar) = (executed, work, scalar)
+                    return result
+                }
+                jumped = target != pc &+ 1
+                pc = target
+            case .finish:
+                finish(pending, uniformPending)
+                (result.executed, result.work, result.scalar) = (executed, work, scalar)
+                return result
             }
         }
     }

@@ -20,57 +20,79 @@ extension Executor {
         let start = prepared.bodyStart
         let m = machine
         var steps: [TraceStep] = []
+        steps.reserveCapacity(min(maxSteps, 4096))
         let initial = (0..<prepared.registerCount).map { lanes(UInt16($0))[lane] }
-        var executed = 0
+        // The line table looked up once per instruction of the body, not once per step.
+        let locations = (0..<prepared.body.count).map { library.location(ofInstruction: start + $0) }
         var truncated = false
-        try prepared.body.withUnsafeBufferPointer { (code) throws(VMError) in
-            var pc = 0
-            while true {
-                let instruction = code[pc]
-                executed += 1
-                if steps.count >= maxSteps {
-                    // Unrecorded from here: the same step function, no bookkeeping.
+        let count = prepared.body.count
+        let (executed, failedAt) = prepared.body.withUnsafeBufferPointer { code in
+            Executor.executeTracing(code.baseAddress!, m, budget: budget, lane: lane) { pc, instruction, flow, storeTarget in
+                guard steps.count < maxSteps else {
                     truncated = true
-                    switch Execution.step(m, instruction) {
-                    case .next: pc += 1
-                    case .jump(let target):
-                        if target <= pc && executed > budget { throw budgetError(instruction: start + pc) }
-                        pc = target
-                    case .finish: return
-                    }
-                    continue
+                    return false
                 }
-                // A store's destination depends on index and mask values it may overwrite.
-                var storeTarget: UInt16?
-                if instruction.opcode == .str {
-                    let k = m[instruction.c][lane]
-                    if k < instruction.imm && m[instruction.d][lane] != 0 {
-                        storeTarget = UInt16(truncatingIfNeeded: Int(instruction.a) / laneCount + Int(k))
-                    }
-                }
-                let flow = Execution.step(m, instruction)
-                let synthetic = pc == code.count - 1          // the `ret` preparation appended
-                if !synthetic {
-                    let destinations = Self.destinations(of: instruction, storeTarget: storeTarget)
-                    let writes = destinations.map { TraceStep.Write(register: $0, value: lanes($0)[lane]) }
-                    var jumped = false
-                    if case .jump(let target) = flow, target != pc + 1 { jumped = true }
-                    steps.append(TraceStep(instruction: start + pc, opcode: instruction.opcode,
-                                           location: library.location(ofInstruction: start + pc), writes: writes,
-                                           jumped: jumped))
-                }
-                switch flow {
-                case .next:
-                    pc += 1
-                case .jump(let target):
-                    if target <= pc && executed > budget { throw budgetError(instruction: start + pc) }
-                    pc = target
-                case .finish:
-                    return
-                }
+                guard pc != count - 1 else { return true }        // the `ret` preparation appended
+                let (first, run) = Self.destinationRun(of: instruction, storeTarget: storeTarget)
+                var jumped = false
+                if case .jump(let target) = flow, target != pc + 1 { jumped = true }
+                steps.append(TraceStep(instruction: start + pc, opcode: instruction.opcode, location: locations[pc],
+                                       first: first, count: run, jumped: jumped) { m[UInt32($0) * UInt32(laneCount)][lane] })
+                return true
             }
         }
+        if failedAt >= 0 { throw budgetError(instruction: start + failedAt) }
         return LaneTrace(initialRegisters: initial, steps: steps, truncated: truncated, executed: executed)
+    }
+
+    /// The trace's loop: `execute`'s dispatch, all lanes, plus a call to `record` after each
+    /// instruction with the element a `str` stored in `lane` (its target depends on index and
+    /// mask values the store may overwrite, so it is found before the step). Recording stops
+    /// for good when `record` returns false; the batch runs on. Out of line so the opcode
+    /// switch is inlined and vectorized as in `execute`. Returns the instructions executed
+    /// and the relative index of a jump that exceeded the budget, or -1.
+    @inline(never)
+    static func executeTracing(_ code: UnsafePointer<PreparedInstruction>, _ machine: Execution.Machine, budget: Int, lane: Int,
+                               record: (_ pc: Int, _ instruction: PreparedInstruction, _ flow: Execution.Flow,
+                                        _ storeTarget: UInt16?) -> Bool) -> (executed: Int, failedAt: Int) {
+        var pc = 0, executed = 0
+        var recording = true
+        while true {
+            let instruction = code[pc]
+            executed &+= 1
+            var storeTarget: UInt16?
+            if recording && instruction.opcode == .str {
+                let k = machine[instruction.c][lane]
+                if k < instruction.imm && machine[instruction.d][lane] != 0 {
+                    storeTarget = UInt16(truncatingIfNeeded: Int(instruction.a) / laneCount + Int(k))
+                }
+            }
+            let flow = Execution.step(machine, instruction)
+            if recording { recording = record(pc, instruction, flow, storeTarget) }
+            switch flow {
+            case .next:
+                pc &+= 1
+            case .jump(let target):
+                if target <= pc && executed > budget { return (executed, pc) }
+                pc = target
+            case .finish:
+                return (executed, -1)
+            }
+        }
+    }
+
+    /// The registers an instruction writes as a run `first ..< first + count` (no array).
+    static func destinationRun(of i: PreparedInstruction, storeTarget: UInt16?) -> (first: UInt16, count: Int) {
+        let a = UInt16(truncatingIfNeeded: Int(i.a) / laneCount)
+        switch i.opcode.shape {
+        case .none, .jump, .conditionalJump, .textureWrite: return (0, 0)
+        case .storeRegisterArray: return storeTarget.map { ($0, 1) } ?? (0, 0)
+        case .texture: return (a, 4)
+        case .textureSize: return (a, 2)
+        case .destConstant, .destArgument, .unary, .binary, .ternary, .loadRegisterArray,
+             .loadConstantArray, .loadBuffer:
+            return (a, 1)
+        }
     }
 
     /// Registers an instruction writes (for `str`, the one element it stored in this lane).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KilnCompiler
+import KilnRender
 
 /// `kiln bench shader FILE`: how fast any shader renders — milliseconds per frame, pixels
 /// per second, and what a pixel costs in VM instructions — with no PNG encoding in the
@@ -34,6 +35,9 @@ struct BenchShaderCommand: ParsableCommand {
     @Flag(help: "Run every instruction over all lanes (no uniform broadcast), to see what it saves.")
     var noUniformExecution = false
 
+    @Flag(help: "Also time the pixel debugger (a trace of each of 9 pixels) and the cost heatmap against a frame.")
+    var inspect = false
+
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
@@ -55,6 +59,10 @@ struct BenchShaderCommand: ParsableCommand {
                                ("Mpix/s", .right), ("first frame ms", .right), ("instructions/pixel", .right),
                                ("uniform", .right), ("work/pixel", .right), ("frames", .right)])
         var records: [[String: Any]] = []
+        var inspections = TextTable([("function", .left), ("frame ms", .right), ("heatmap ms", .right), ("heatmap/frame", .right),
+                                     ("trace ms (median of 9)", .right), ("trace ms (max)", .right),
+                                     ("unrecorded centre ms", .right)])
+        var inspectRecords: [[String: Any]] = []
         for function in try RenderCommand.selectFunctions(in: library, named: function) {
             // The first frame includes preparing the draw (binding, the prologue per worker).
             var draw = try renderer.prepare(library: library, function: function, size: size, contents: contents,
@@ -75,6 +83,36 @@ struct BenchShaderCommand: ParsableCommand {
                        Format.fixed(pixels / median / 1e6, 1), Format.fixed(first * 1e3, 2),
                        Format.fixed(perPixel, 1), Format.fixed(uniformShare * 100, 0) + "%",
                        Format.fixed(workPerPixel, 1), "\(samples.count)"])
+            if inspect, Renderer.hasCoarseFrames(function.kind) {
+                let request = renderer.request(library: library, function: function, size: size, contents: contents,
+                                               arguments: [:], time: time)
+                let heat = try Measurement.repeated(seconds: seconds, minimumRuns: 3) {
+                    do { _ = try Renderer.heatmap(request) } catch { throw CommandFailure("\(error)") }
+                }
+                // A 3×3 grid of pixels: each trace builds its draw, as the server's does.
+                var traces: [Double] = []
+                for gy in 0..<3 {
+                    for gx in 0..<3 {
+                        let x = (2 * gx + 1) * image.width / 6, y = (2 * gy + 1) * image.height / 6
+                        traces.append(try Measurement.time {
+                            do { _ = try PixelDebugger.debug(request, x: x, y: y) } catch { throw CommandFailure("\(error)") }
+                        })
+                    }
+                }
+                // The draw's set-up alone: a trace that records one step (the batch still runs).
+                let setUp = try Measurement.time {
+                    do { _ = try PixelDebugger.debug(request, x: image.width / 2, y: image.height / 2, limits: .init(maxSteps: 1)) }
+                    catch { throw CommandFailure("\(error)") }
+                }
+                inspections.add([function.name, Format.fixed(median * 1e3, 2), Format.fixed(Measurement.median(heat) * 1e3, 2),
+                                 Format.fixed(Measurement.median(heat) / median, 2) + "×",
+                                 Format.fixed(Measurement.median(traces) * 1e3, 2), Format.fixed((traces.max() ?? 0) * 1e3, 2),
+                                 Format.fixed(setUp * 1e3, 2)])
+                inspectRecords.append(["function": function.name, "heatmap_ms": JSONText.rounded(Measurement.median(heat) * 1e3, digits: 3),
+                                       "heatmap_per_frame": JSONText.rounded(Measurement.median(heat) / median, digits: 3),
+                                       "trace_ms_median": JSONText.rounded(Measurement.median(traces) * 1e3, digits: 3),
+                                       "trace_ms_max": JSONText.rounded((traces.max() ?? 0) * 1e3, digits: 3)])
+            }
             records.append(["function": function.name, "kind": function.kind.name, "width": image.width, "height": image.height,
                             "ms_per_frame": JSONText.rounded(median * 1e3, digits: 3),
                             "mpix_per_s": JSONText.rounded(pixels / median / 1e6, digits: 2),
@@ -84,13 +122,19 @@ struct BenchShaderCommand: ParsableCommand {
                             "work_per_pixel": JSONText.rounded(workPerPixel, digits: 2), "frames": samples.count])
         }
         if json {
-            Console.current.line(JSONText.serialize(records))
+            Console.current.line(JSONText.serialize(inspect ? ["frames": records, "inspect": inspectRecords] as Any : records))
         } else {
             Console.current.line("kiln bench shader: \(workers) threads, ≥ \(seconds) s per function, no PNG encoding")
             Console.current.write(table.text)
             Console.current.line("(instructions/pixel: lane-instructions over all batches ÷ pixels, helper and masked lanes "
                                  + "included; uniform: the share of them the VM ran once per batch and broadcast; "
                                  + "work/pixel weighs each by its cost, as the frame budget does)")
+            if inspect {
+                Console.current.line("")
+                Console.current.write(inspections.text)
+                Console.current.line("(heatmap: a counted frame, Renderer.heatmap; trace: PixelDebugger.debug of one pixel, "
+                                     + "set-up included, single-threaded)")
+            }
         }
     }
 }
