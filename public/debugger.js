@@ -130,10 +130,12 @@ export class PixelDebugger {
     const [r, g, b, a] = report.pixel;
     const activation = report.activations[step.activation] ?? { function: report.function, depth: 0 };
     const file = report.files[step.file] ?? "";
-    this.el.summary.innerHTML =
-      `pixel (${report.x}, ${report.y}) = <span class="swatch" style="background: rgba(${r},${g},${b},${a / 255})"></span> ` +
-      `<code>${report.pixel.join(", ")}</code> (premultiplied) · ${report.steps.length} steps` +
-      (report.truncated ? " · <em>truncated</em>" : "");
+    this.el.summary.innerHTML = report.failure
+      // A runaway loop: no pixel, but the steps show the loop running away.
+      ? `pixel (${report.x}, ${report.y}): <strong>the run stopped</strong> — ${escapeText(report.failure)} · ${report.steps.length} steps`
+      : `pixel (${report.x}, ${report.y}) = <span class="swatch" style="background: rgba(${r},${g},${b},${a / 255})"></span> ` +
+        `<code>${report.pixel.join(", ")}</code> (premultiplied) · ${report.steps.length} steps` +
+        (report.truncated ? " · <em>truncated</em>" : "");
     this.el.position.value = String(this.index);
     this.el.counter.textContent = `${this.index + 1} / ${report.steps.length}`;
     const where = [`line ${step.line}`];

@@ -84,6 +84,8 @@ struct DebugCommand: ParsableCommand {
         } else {
             Console.current.write(DebugReportText.render(report, sources: loaded.sources))
         }
+        // The frame fails the same way (a runaway loop): the steps show it, the status says it.
+        if report.failure != nil { throw ExitCode.failure }
     }
 }
 
@@ -93,7 +95,11 @@ enum DebugReportText {
         var out = ""
         let p = report.pixel.map(String.init).joined(separator: ", ")
         out += "\(report.function) at pixel (\(report.x), \(report.y)) of \(report.width)×\(report.height) (batch lane \(report.lane))\n"
-        out += "pixel RGBA8 (premultiplied) = (\(p)); result = (\(report.result.map { "\($0)" }.joined(separator: ", ")))\n"
+        if report.failure == nil {
+            out += "pixel RGBA8 (premultiplied) = (\(p)); result = (\(report.result.map { "\($0)" }.joined(separator: ", ")))\n"
+        } else {
+            out += "no pixel: the run stopped before the end (below)\n"
+        }
         out += "\(report.steps.count) steps, \(report.executed) instructions in the batch\n\n"
         let width = report.steps.map { String($0.line).count }.max() ?? 1
         for step in report.steps {
@@ -118,7 +124,11 @@ enum DebugReportText {
                 out += String(repeating: " ", count: width + 2) + indent + "    \(variable.name) = " + values.joined(separator: " ") + "\n"
             }
         }
-        if report.truncated { out += "(trace truncated at --max-steps; the run completed)\n" }
+        if let failure = report.failure {
+            out += "the run stopped: \(failure)\n"
+        } else if report.truncated {
+            out += "(trace truncated at --max-steps; the run completed)\n"
+        }
         return out
     }
 }

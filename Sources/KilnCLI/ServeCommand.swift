@@ -41,7 +41,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Tile threads per frame (0 = the cores shared among previewing sessions).") var renderThreads = 0
     @Option(help: "Most work one frame may do, in weighted lane-instructions (10^10 is about a second of one core).") var maxFrameWork = 10_000_000_000
     @Option(help: "A session whose last frame took longer than this many seconds renders on at most all workers but one.") var heavyFrameSeconds = 0.05
-    @Option(help: "Most instructions one pixel-debugger trace records (the run completes past it).") var maxTraceSteps = 200_000
+    @Option(help: "Most instructions one pixel-debugger trace records (the run completes past it).") var maxTraceSteps = 50_000
     @Option(help: "After an edit of a slow shader, first send a coarse frame (every k-th pixel) estimated to take at most this many seconds; 0 turns coarse frames off.") var coarseFrameSeconds = 0.001
     @Option(help: "Bytes all sessions together may keep in content images (uploads, built-in content); past it new images are refused.") var maxContentBytes = 8 << 30
     @Option(help: "Seconds SIGTERM/SIGINT waits for running compiles and renders before exiting anyway (a second signal exits at once).") var shutdownGrace = 2.0

@@ -204,7 +204,7 @@ final class EffectDraw: PreparedDraw {
         var tile = [UInt8](repeating: 0, count: rows * width * 4)
         try tile.withUnsafeMutableBufferPointer { (buffer) throws(RenderError) in
             try shade(shader, x0: x0, y: y0, columns: columns, rows: rows, output: buffer.baseAddress!) { (s) throws(RenderError) in
-                recorded = try s.trace(lane: lane, maxSteps: maxSteps)
+                recorded = s.trace(lane: lane, maxSteps: maxSteps)
             }
         }
         let offset = ((y - y0) * width + (x - x0)) * 4

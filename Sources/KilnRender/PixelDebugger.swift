@@ -12,9 +12,12 @@ public enum PixelDebugger {
     public struct Limits: Sendable {
         /// Instructions recorded; a longer run finishes unrecorded and the report says so.
         public var maxSteps: Int
+        /// Statements in the report (what a client receives: about 150 bytes of JSON each).
+        public var maxReportSteps: Int
 
-        public init(maxSteps: Int = 200_000) {
+        public init(maxSteps: Int = 50_000, maxReportSteps: Int = 10_000) {
             self.maxSteps = maxSteps
+            self.maxReportSteps = maxReportSteps
         }
     }
 
@@ -32,7 +35,7 @@ public enum PixelDebugger {
         }
         let draw = try EffectDraw(request: request, functionIndex: index)
         let (trace, lane, pixel, result) = try draw.trace(x: x, y: y, maxSteps: max(1, limits.maxSteps))
-        var report = Timeline(library: request.library, function: function).read(trace)
+        var report = Timeline(library: request.library, function: function, maxSteps: max(1, limits.maxReportSteps)).read(trace)
         report.function = function.name
         report.x = x
         report.y = y
@@ -42,7 +45,13 @@ public enum PixelDebugger {
         report.pixel = pixel
         report.result = result
         report.executed = trace.executed
-        report.truncated = trace.truncated
+        report.truncated = report.truncated || trace.truncated
+        if let failure = trace.failure {
+            // No pixel: the frame fails here too. The steps show the loop running away.
+            report.failure = Renderer.describe(failure, library: request.library).message
+            report.pixel = []
+            report.result = []
+        }
         return report
     }
 }
@@ -62,6 +71,9 @@ public struct PixelDebugReport: Encodable, Sendable {
     public var executed = 0
     /// The trace hit `PixelDebugger.Limits.maxSteps`: steps after it are missing.
     public var truncated = false
+    /// The run stopped over the instruction budget (a runaway loop): the message naming the
+    /// loop's line, the frame fails the same way, and `pixel` is empty.
+    public var failure: String?
     public var files: [String] = []
     public var activations: [Activation] = []
     public var variables: [Variable] = []
@@ -128,6 +140,8 @@ public struct PixelDebugReport: Encodable, Sendable {
 struct Timeline {
     let library: Library
     let function: Function
+    /// Statements kept; past it the report is truncated.
+    var maxSteps = Int.max
 
     func read(_ trace: LaneTrace) -> PixelDebugReport {
         let info = library.debugInfo
@@ -212,12 +226,16 @@ struct Timeline {
         var lastStatement: [Int: PixelDebugReport.Step] = [:]
         lastStatement[current.activation] = current
         var previous: TraceStep?
-        for (k, step) in trace.steps.enumerated() {
+        replay: for (k, step) in trace.steps.enumerated() {
             let fellThrough = previous.map { $0.instruction == step.instruction - 1 && !$0.jumped } ?? true
             let here = range.contains(step.instruction) ? eventRanges[step.instruction - range.lowerBound] : 0..<0
             for event in info.events[here] where fellThrough || !event.fallthroughOnly {
                 switch event.kind {
                 case .statement(let activation, let file, let line, let column, let mask):
+                    guard steps.count + 1 < maxSteps else {
+                        report.truncated = true
+                        break replay
+                    }
                     steps.append(current)
                     current = .init(file: Int(file), line: Int(line), column: Int(column),
                                     activation: activationIndex[Int(activation)] ?? 0, active: isActive(mask),

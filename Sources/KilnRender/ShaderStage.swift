@@ -17,8 +17,9 @@ protocol LaneShader: AnyObject {
     var instructions: Int { get }
     /// Of those, the uniform ones run once and broadcast (`Executor.scalarInstructions`).
     var scalarInstructions: Int { get }
-    /// Runs the batch exactly as `run()` does, recording `lane`'s steps (the debugger).
-    func trace(lane: Int, maxSteps: Int) throws(RenderError) -> LaneTrace
+    /// Runs the batch exactly as `run()` does, recording `lane`'s steps (the debugger); a
+    /// run over the budget comes back with `failure` set.
+    func trace(lane: Int, maxSteps: Int) -> LaneTrace
     /// Runs the batch exactly as `run()` does, counting what each lane executed (the heatmap).
     func runCounting(_ plan: CostPlan, into counts: inout CostCounts) throws(RenderError)
 }
@@ -76,8 +77,8 @@ final class VMLaneShader: LaneShader {
         do { try executor.run() } catch { throw Renderer.describe(error, library: library) }
     }
 
-    func trace(lane: Int, maxSteps: Int) throws(RenderError) -> LaneTrace {
-        do { return try executor.trace(lane: lane, maxSteps: maxSteps) } catch { throw Renderer.describe(error, library: library) }
+    func trace(lane: Int, maxSteps: Int) -> LaneTrace {
+        executor.trace(lane: lane, maxSteps: maxSteps)
     }
 
     func runCounting(_ plan: CostPlan, into counts: inout CostCounts) throws(RenderError) {

@@ -56,7 +56,7 @@ public struct ServerSettings: Sendable {
     public var maxUploadSide = 4096
     /// Most instructions one `debug` trace records (`PixelDebugger.Limits.maxSteps`); the
     /// traced batch still completes past it, so the colour stays exact.
-    public var maxTraceSteps = 200_000
+    public var maxTraceSteps = 50_000
 
     public init() {}
 }

@@ -8,13 +8,16 @@ extension Executor {
     /// executed instruction with its source location and the values it wrote to that lane.
     /// `lane` is clamped into `0 ..< laneCount`.
     public func trace(lane: Int) throws(VMError) -> [TraceStep] {
-        try trace(lane: lane, maxSteps: .max).steps
+        let trace = trace(lane: lane, maxSteps: .max)
+        if let failure = trace.failure { throw failure }
+        return trace.steps
     }
 
     /// Like `trace(lane:)`, with the lane's registers at the start of the body, and at most
     /// `maxSteps` steps recorded: past that the batch runs on unrecorded (its outputs stay
-    /// exactly what `run()` computes) and the trace says it was truncated.
-    public func trace(lane: Int, maxSteps: Int) throws(VMError) -> LaneTrace {
+    /// exactly what `run()` computes) and the trace says it was truncated. A run over the
+    /// instruction budget returns its steps with `failure` set instead of throwing them away.
+    public func trace(lane: Int, maxSteps: Int) -> LaneTrace {
         let lane = min(max(lane, 0), laneCount - 1)
         let library = prepared.library
         let start = prepared.bodyStart
@@ -41,8 +44,8 @@ extension Executor {
                 return true
             }
         }
-        if failedAt >= 0 { throw budgetError(instruction: start + failedAt) }
-        return LaneTrace(initialRegisters: initial, steps: steps, truncated: truncated, executed: executed)
+        return LaneTrace(initialRegisters: initial, steps: steps, truncated: truncated, executed: executed,
+                         failure: failedAt >= 0 ? budgetError(instruction: start + failedAt) : nil)
     }
 
     /// The trace's loop: `execute`'s dispatch, all lanes, plus a call to `record` after each

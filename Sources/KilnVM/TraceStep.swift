@@ -101,11 +101,15 @@ public struct LaneTrace: Sendable {
     public var truncated: Bool
     /// Instructions the batch executed, recorded or not.
     public var executed: Int
+    /// The run stopped here instead of finishing (a runaway loop over the instruction
+    /// budget): the steps up to it are still recorded, which is how a loop is seen running away.
+    public var failure: VMError?
 
-    public init(initialRegisters: [UInt32], steps: [TraceStep], truncated: Bool, executed: Int) {
+    public init(initialRegisters: [UInt32], steps: [TraceStep], truncated: Bool, executed: Int, failure: VMError? = nil) {
         self.initialRegisters = initialRegisters
         self.steps = steps
         self.truncated = truncated
         self.executed = executed
+        self.failure = failure
     }
 }

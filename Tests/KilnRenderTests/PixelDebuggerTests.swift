@@ -128,6 +128,29 @@ import Testing
         #expect(Self.history(report, "position") == [["2.5", "5.5"]])
     }
 
+    /// A loop that never ends: the frame fails over the instruction budget, and the trace
+    /// shows the loop running (the steps up to the bound) with the error naming its line.
+    @Test func aRunawayLoopIsShownRunningAway() throws {
+        let library = try compile("""
+            [[ stitchable ]] half4 runaway(float2 position) {
+                float s = 0.0;
+                for (int i = 0; i >= 0; i += 0) {
+                    s += 1.0;
+                }
+                return half4(s, 0.0, 0.0, 1.0);
+            }
+            """, name: "runaway.metal")
+        var request = RenderRequest(library: library, functionName: "runaway", width: 8, height: 8, threads: 1)
+        request.executionLimits.instructionBudgetPerLane = 20_000
+        #expect(throws: RenderError.self) { _ = try Renderer.render(request) }
+        let report = try PixelDebugger.debug(request, x: 3, y: 3, limits: .init(maxSteps: 5_000, maxReportSteps: 300))
+        let failure = try #require(report.failure)
+        #expect(failure.contains("runaway loop at runaway.metal:3"))
+        #expect(report.pixel.isEmpty && report.truncated)
+        #expect(report.steps.count == 300)
+        #expect((report.steps.last?.loops.last?.iteration ?? 0) > 100)
+    }
+
     @Test func longRunsAreTruncatedButFinish() throws {
         let library = try compile(Self.loopShader, name: "loopy.metal")
         let request = RenderRequest(library: library, functionName: "loopy", width: 16, height: 8, threads: 1)
