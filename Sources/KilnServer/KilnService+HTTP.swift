@@ -43,6 +43,8 @@ extension KilnService {
             workers.submit(.heavy) { [self] in request.respond(sceneRenderResponse(request)) }
         case ("POST", "/render"):
             workers.submit(.heavy) { [self] in request.respond(renderResponse(request)) }
+        case ("POST", "/check"):
+            workers.submit(.heavy) { [self] in request.respond(checkResponse(request)) }
         case ("GET", "/shaders"), ("GET", "/shaders/"):
             request.respond(listResponse(settings.shadersDirectory, route: "shaders", extensions: [".metal", ".h"]))
         case ("GET", let path) where path.hasPrefix("/shaders/"):
@@ -61,7 +63,7 @@ extension KilnService {
     /// The methods a path answers, in the order an `Allow` header lists them.
     static func allowedMethods(_ path: String) -> [String] {
         switch path {
-        case "/compile", "/render": return ["POST"]
+        case "/compile", "/render", "/check": return ["POST"]
         case "/healthz", "/metrics", "/shaders", "/shaders/", "/scenes", "/scenes/": return ["GET", "HEAD"]
         case _ where path.hasPrefix("/shaders/") || path.hasPrefix("/scenes/"): return ["GET", "HEAD"]
         default: return []

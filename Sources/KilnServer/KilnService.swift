@@ -47,7 +47,7 @@ public final class KilnService: @unchecked Sendable {
     public func start() throws {
         var transport = settings.transport
         transport.staticDirectory = settings.publicDirectory
-        transport.httpRoutes = ["/compile", "/render", "/shaders", "/scenes", "/healthz", "/metrics"]
+        transport.httpRoutes = ["/compile", "/render", "/check", "/shaders", "/scenes", "/healthz", "/metrics"]
         let server = WebSocketServer(configuration: transport, delegate: self)
         try server.start()
         self.server = server

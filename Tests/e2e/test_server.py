@@ -833,3 +833,30 @@ def test_heatmap_counts_the_frame_per_pixel_and_line(server):
             assert abs(sum(entry["share"] for entry in heat["lines"]) - 1) < 1e-9
             assert lines[11]["lanes"] > 0 and lines[3]["lanes"] > 0   # the loop body and the helper it calls
     run(go())
+
+
+def test_check_compares_goldens_over_http(server):
+    """POST /check with the examples' manifest and goldens passes; a changed golden fails
+    with the numbers and a difference image; a broken manifest is a 400 naming the field."""
+    import base64
+    shaders = ROOT / "shaders"
+    manifest = json.loads((shaders / "kiln-test.json").read_text())
+    files = [{"name": p.name, "text": p.read_text()} for p in sorted(shaders.iterdir()) if p.suffix in (".metal", ".h")]
+    goldens = {p.stem: base64.b64encode(p.read_bytes()).decode() for p in (shaders / "golden").glob("*.png")}
+    body = {"manifest": manifest, "files": files, "goldens": goldens}
+    status, reply = curl("-X", "POST", "-H", "Content-Type: application/json", "--data-binary", "@-",
+                         server.http + "/check", data=json.dumps(body).encode())
+    result = json.loads(reply)
+    assert status == 200 and result["passed"] is True, result
+    assert [c["result"] for c in result["cases"]] == ["pass"] * len(manifest["cases"])
+
+    body["goldens"]["ripple"] = goldens["wave-flag"]          # the wrong picture
+    status, reply = curl("-X", "POST", "--data-binary", "@-", server.http + "/check", data=json.dumps(body).encode())
+    result = json.loads(reply)
+    ripple = next(c for c in result["cases"] if c["name"] == "ripple")
+    assert status == 200 and result["passed"] is False and ripple["result"] == "FAIL"
+    assert "golden is 64×48" in ripple["note"] and ripple["actual"]
+
+    status, reply = curl("-X", "POST", "--data-binary", "@-", server.http + "/check",
+                         data=json.dumps({"manifest": {"cases": [{"name": "x"}]}}).encode())
+    assert status == 400 and b"cases[0].shader" in reply
