@@ -95,7 +95,22 @@ extension WebSocketServer {
         if configuration.httpRoutes.contains(where: { path == $0 || path.hasPrefix($0 + "/") || path.hasPrefix($0 + "?") }) {
             return 0
         }
-        lws_return_http_status(wsi, 405, "static files take GET and HEAD only")
+        // 405 must say what is allowed (RFC 9110 §15.5.6): written by hand, since
+        // `lws_return_http_status` takes no extra headers. The connection then closes.
+        let body = Array("static files take GET and HEAD only\n".utf8)
+        var buffer = [UInt8](repeating: 0, count: Self.preamble + 1024 + body.count)
+        let ok: Bool = buffer.withUnsafeMutableBufferPointer { storage in
+            let start = storage.baseAddress! + Self.preamble
+            var cursor: UnsafeMutablePointer<UInt8>? = start
+            let end = storage.baseAddress! + Self.preamble + 1024 - 1
+            guard lws_add_http_common_headers(wsi, 405, "text/plain; charset=utf-8", lws_filepos_t(body.count), &cursor, end) == 0,
+                  lws_add_http_header_by_name(wsi, "allow:", "GET, HEAD", 9, &cursor, end) == 0,
+                  lws_finalize_write_http_header(wsi, start, &cursor, end) == 0 else { return false }
+            let bodyStart = storage.baseAddress! + Self.preamble
+            for (index, byte) in body.enumerated() { bodyStart[index] = byte }
+            return lws_write(wsi, bodyStart, body.count, LWS_WRITE_HTTP_FINAL) >= 0
+        }
+        if !ok { lws_return_http_status(wsi, 405, "static files take GET and HEAD only") }
         return 1
     }
 

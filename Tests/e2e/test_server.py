@@ -447,6 +447,9 @@ def test_methods_follow_each_route(server):
     for method in ("PUT", "DELETE", "PATCH"):
         status, body = curl("-X", method, server.http + "/app.js")
         assert status == 405 and b"import" not in body, method
+    result = subprocess.run(["curl", "-sS", "-i", "-X", "PUT", server.http + "/app.js"], capture_output=True, timeout=10)
+    head = result.stdout.decode(errors="replace").lower()
+    assert head.startswith("http/1.1 405") and "allow: get, head" in head, head
     assert curl(server.http + "/app.js")[0] == 200
 
 
