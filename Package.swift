@@ -17,6 +17,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // SQLite for permalinks (KilnStorage); links the system libsqlite3 (libsqlite3-dev).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C shim over the system libraries (OpenSSL's libcrypto, libpng). No C type leaves
@@ -35,10 +37,14 @@ let package = Package(
         .target(name: "KilnScene", dependencies: ["KilnRender", "KilnBytecode", "KilnVM"]),
         // The only code that touches libwebsockets: HTTP + WebSocket + TLS, no shader knowledge.
         .target(name: "KilnWebSockets", dependencies: ["CKiln"]),
+        // What the server keeps: shared states (permalinks) and content by hash, behind one
+        // protocol; SQLite through GRDB. No shader knowledge.
+        .target(name: "KilnStorage", dependencies: ["CKiln", .product(name: "GRDB", package: "GRDB.swift")]),
         // Sessions, protocol, compile cache, frame scheduling, limits, metrics.
-        .target(name: "KilnServer", dependencies: ["KilnWebSockets", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnVM", "KilnScene"]),
+        .target(name: "KilnServer", dependencies: ["KilnWebSockets", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnVM", "KilnScene", "KilnStorage"]),
         .target(name: "KilnCLI", dependencies: [
             "CKilnCPU", "KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnRender", "KilnServer", "KilnWebSockets", "KilnScene",
+            "KilnStorage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "kiln", dependencies: ["KilnCLI"]),
@@ -56,6 +62,7 @@ let package = Package(
         .testTarget(name: "KilnSceneTests", dependencies: ["KilnScene", "KilnRender", "KilnVM", "KilnServer", "KilnCLI", "KilnTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "KilnIntegrationTests", dependencies: ["KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnTestSupport"]),
         .testTarget(name: "KilnServerTests", dependencies: ["KilnServer", "KilnWebSockets", "KilnBytecode", "KilnLanguage", "KilnCompiler", "KilnTestSupport"]),
+        .testTarget(name: "KilnStorageTests", dependencies: ["KilnStorage", "KilnTestSupport"]),
         .testTarget(name: "KilnCLITests", dependencies: ["KilnCLI", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnTestSupport"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v5]

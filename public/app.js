@@ -15,6 +15,7 @@ import { Actions } from "./actions.js";
 import { SceneMode } from "./scene-mode.js";
 import { PixelDebugger } from "./debugger.js";
 import { CostOverlay } from "./heatmap.js";
+import { SharePanel, sharedID, loadShared } from "./share.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -32,6 +33,7 @@ let compileTimer = null;
 const editor = new Editor({
   textarea: $("source"), highlight: $("highlight"), gutter: $("gutter"), tooltip: $("tooltip"),
   onChange: (text) => {
+    forkShared();
     if (state.mode === "scene") state.sceneSource = text; else state.source = text;
     persist();
     clearTimeout(compileTimer);
@@ -176,6 +178,12 @@ function startOrUpdatePreview(functionChanged) {
   if (!previewing) {
     send({ type: "preview.start", ...settings });
     for (const message of transport.restoreMessages()) send(message);
+    if (sharedClock != null) {
+      // A shared state shows the frame it was shared at: paused there.
+      send({ type: "clock", action: "pause" });
+      send({ type: "clock", action: "seek", time: sharedClock });
+      sharedClock = null;
+    }
     previewing = true;
   } else if (functionChanged) {
     send({ type: "preview.update", ...settings });
@@ -256,9 +264,52 @@ $("mode-scene").addEventListener("click", () => setMode("scene"));
 function showOverlay(text) { $("overlay").textContent = text; $("overlay").hidden = false; }
 function hideOverlay() { $("overlay").hidden = true; }
 
+// --- sharing ----------------------------------------------------------------------------------
+new SharePanel({
+  snapshot: () => ({ source: state.source, name: state.example || "shader.metal", function: state.function,
+    args: previewArgs(), time: frames.lastTime, size: state.size, content: state.content,
+    uploadedImage: content.uploadedImage }),
+});
+let sharedClock = null;     // the shared time, applied once the shared shader previews
+
+/** The first edit of a shared shader makes it the user's own: the address goes back to /. */
+function forkShared() {
+  if (!sharedID()) return;
+  history.replaceState(null, "", "/");
+  $("shared-banner").hidden = true;
+}
+
+async function openShared(id) {
+  const shared = await loadShared(id);
+  if (!shared) { showOverlay(`No shared shader ${id} on this server.`); openExample(state.example); return; }
+  state.mode = "shader";
+  showMode("shader");
+  state.source = shared.source ?? (shared.files ?? []).map((f) => f.text).join("\n");
+  state.example = shared.name ?? "shader.metal";
+  state.function = shared.function ?? null;
+  if (shared.function && shared.args) state.args[shared.function] = shared.args;
+  if (shared.size) state.size = String(shared.size);
+  if (shared.contentImage) {
+    content.uploadedImage = shared.contentImage;
+    state.content = "upload";
+  } else if (shared.content && shared.content !== "upload") {
+    state.content = shared.content;
+  }
+  $("content").value = state.content;
+  $("size").value = state.size;
+  sharedClock = Number.isFinite(shared.time) ? shared.time : null;
+  $("shared-banner").hidden = false;
+  editor.text = state.source;
+  previewing = false;
+  if (state.content === "upload") content.sendUpload();
+  compile();
+}
+
 // --- start ----------------------------------------------------------------------------------
 showMode(state.mode);
-if (state.mode === "scene") {
+if (sharedID()) {
+  openShared(sharedID());
+} else if (state.mode === "scene") {
   sceneMode.restore();
 } else if (state.source != null) {
   editor.text = state.source;

@@ -19,7 +19,7 @@ public struct Kiln: ParsableCommand {
               kiln bench --sizes 512
             """,
         version: "\(CompilerVersion.string) (\(Kiln.cpuLevel) build)",
-        subcommands: [CompileCommand.self, DisasmCommand.self, RenderCommand.self, DebugCommand.self, TestCommand.self, BenchCommand.self,
+        subcommands: [CompileCommand.self, DisasmCommand.self, RenderCommand.self, DebugCommand.self, TestCommand.self, ShareCommand.self, BenchCommand.self,
                       ServeCommand.self, LiveCommand.self, SceneCommand.self])
 
     public init() {}

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import KilnServer
+import KilnStorage
 import KilnWebSockets
 
 /// `kiln serve`: the WebSocket + HTTP server (docs/server.md, docs/protocol.md).
@@ -45,6 +46,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "After an edit of a slow shader, first send a coarse frame (every k-th pixel) estimated to take at most this many seconds; 0 turns coarse frames off.") var coarseFrameSeconds = 0.001
     @Option(help: "Bytes all sessions together may keep in content images (uploads, built-in content); past it new images are refused.") var maxContentBytes = 8 << 30
     @Option(help: "Seconds SIGTERM/SIGINT waits for running compiles and renders before exiting anyway (a second signal exits at once).") var shutdownGrace = 2.0
+    @Option(help: "Folder of the permalink database (kiln.sqlite, created on first run); \"none\" turns sharing off.") var dataDirectory = "kiln-data"
+    @Option(help: "Largest shared state (sources and settings) in bytes.") var maxShareBytes = StorageLimits().maxStateBytes
+    @Option(help: "Largest shared content image in bytes.") var maxShareContentBytes = StorageLimits().maxContentBytes
     @Flag(help: "Print libwebsockets' errors and warnings.") var verbose = false
 
     func validate() throws {
@@ -99,7 +103,17 @@ struct ServeCommand: ParsableCommand {
         let (connections, note) = FileDescriptorLimit.fit(connections: settings.transport.maxConnections)
         settings.transport.maxConnections = connections
         if let note { Console.current.line(note) }
-        let service = KilnService(settings: settings, renderer: RenderPreview())
+        var store: ShareStore?
+        if dataDirectory != "none" {
+            var limits = StorageLimits()
+            limits.maxStateBytes = maxShareBytes
+            limits.maxContentBytes = maxShareContentBytes
+            do { store = try SQLiteShareStore(directory: dataDirectory, limits: limits) } catch {
+                throw CommandFailure("cannot open the permalink database in \(dataDirectory): \(error) (--data-directory DIR, or none)")
+            }
+            settings.dataDirectory = dataDirectory
+        }
+        let service = KilnService(settings: settings, renderer: RenderPreview(), store: store)
         do { try service.start() } catch { throw CommandFailure("\(error)") }
         let scheme = tlsCert == nil ? "http" : "https"
         Console.current.line("kiln serve: listening on \(scheme)://\(host):\(service.port)/ (WebSocket on the same port)")

@@ -28,6 +28,8 @@ public enum ClientMessage: Sendable {
     case debug(x: Int, y: Int, time: Double?)
     /// `heatmap`: count the current preview's frame at `time` (or now), per pixel and line.
     case heatmap(time: Double?)
+    /// `share`: store this state (the message's `state` object, as JSON) as a permalink.
+    case share(state: Data)
     /// `scene.set`, `layer.add`, `layer.update`, `layer.remove`.
     case scene(SceneEdit)
 }
@@ -150,6 +152,11 @@ private struct MessageDecoder {
         case "ping": return .ping
         case "debug": return try debugRequest()
         case "heatmap": return .heatmap(time: try time())
+        case "share":
+            guard let state = object["state"] as? [String: Any], let data = try? JSONSerialization.data(withJSONObject: state) else {
+                throw ProtocolError(.badRequest, "share needs \"state\": {\"source\" or \"files\", …}")
+            }
+            return .share(state: data)
         case "scene.set", "layer.add", "layer.update", "layer.remove": return .scene(try sceneEdit(type))
         default: throw ProtocolError(.unknownType, "unknown message type \"\(type)\"")
         }

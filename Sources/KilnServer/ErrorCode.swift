@@ -17,6 +17,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case renderFailed = "render_failed"
     /// A scene document or edit is invalid; the error carries a `path` into the document.
     case badScene = "bad_scene"
+    /// The server cannot do it now: `share` without storage, or the database failing.
+    case unavailable = "unavailable"
 }
 
 /// A request the server refuses: the code, a message for a person, and for scene errors

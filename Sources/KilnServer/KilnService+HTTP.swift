@@ -45,6 +45,12 @@ extension KilnService {
             workers.submit(.heavy) { [self] in request.respond(renderResponse(request)) }
         case ("POST", "/check"):
             workers.submit(.heavy) { [self] in request.respond(checkResponse(request)) }
+        case ("POST", "/share"):
+            workers.submit(.urgent) { [self] in request.respond(shareResponse(request)) }
+        case ("GET", let path) where path.hasPrefix("/s/"):
+            workers.submit(.urgent) { [self] in request.respond(sharedStateResponse(request, id: String(path.dropFirst(3)))) }
+        case ("GET", let path) where path.hasPrefix("/content/"):
+            workers.submit(.urgent) { [self] in request.respond(contentResponse(String(path.dropFirst("/content/".count)))) }
         case ("GET", "/shaders"), ("GET", "/shaders/"):
             request.respond(listResponse(settings.shadersDirectory, route: "shaders", extensions: [".metal", ".h"]))
         case ("GET", let path) where path.hasPrefix("/shaders/"):
@@ -63,9 +69,10 @@ extension KilnService {
     /// The methods a path answers, in the order an `Allow` header lists them.
     static func allowedMethods(_ path: String) -> [String] {
         switch path {
-        case "/compile", "/render", "/check": return ["POST"]
+        case "/compile", "/render", "/check", "/share": return ["POST"]
         case "/healthz", "/metrics", "/shaders", "/shaders/", "/scenes", "/scenes/": return ["GET", "HEAD"]
-        case _ where path.hasPrefix("/shaders/") || path.hasPrefix("/scenes/"): return ["GET", "HEAD"]
+        case _ where path.hasPrefix("/shaders/") || path.hasPrefix("/scenes/") || path.hasPrefix("/s/")
+                || path.hasPrefix("/content/"): return ["GET", "HEAD"]
         default: return []
         }
     }

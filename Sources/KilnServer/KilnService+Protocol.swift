@@ -41,6 +41,13 @@ extension KilnService {
         case .ping: send(session, .pong(id: id))
         case .debug(let x, let y, let time): requestInspection(Inspection(kind: .debug(x: x, y: y), time: time, id: id), session: session)
         case .heatmap(let time): requestInspection(Inspection(kind: .heatmap, time: time, id: id), session: session)
+        case .share(let state):
+            workers.submit(.urgent) { [self] in
+                switch storeShare(state) {
+                case .success(let shareID): send(session, .shared(id: id, shareID: shareID))
+                case .failure(let error): sendError(session, id: id, error)
+                }
+            }
         case .scene(let edit): enqueueSceneEdit(edit, session: session, id: id)
         }
     }

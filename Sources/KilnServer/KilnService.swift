@@ -2,6 +2,7 @@ import Foundation
 import KilnBytecode
 import KilnCompiler
 import KilnLanguage
+import KilnStorage
 import KilnWebSockets
 
 /// The Kiln server: the live protocol (docs/protocol.md), the seed client, and the HTTP
@@ -15,6 +16,8 @@ public final class KilnService: @unchecked Sendable {
     public let metrics = Metrics()
     public let cache: CompileCache
     let renderer: PreviewRenderer
+    /// Shared states and content (permalinks); nil: sharing is off.
+    let store: ShareStore?
     let workers: WorkerPool
     let contentMemory: ContentMemory
     private(set) var server: WebSocketServer?
@@ -30,7 +33,8 @@ public final class KilnService: @unchecked Sendable {
     let schedulerWake = NSCondition()
     var stopping = false
 
-    public init(settings: ServerSettings, renderer: PreviewRenderer) {
+    public init(settings: ServerSettings, renderer: PreviewRenderer, store: ShareStore? = nil) {
+        self.store = store
         var settings = settings
         settings.maxPreviewSide = min(settings.maxPreviewSide, ServerSettings.absoluteMaxPreviewSide)
         // Content is drawn at the preview's size at most, so a larger upload only costs memory.
@@ -47,7 +51,7 @@ public final class KilnService: @unchecked Sendable {
     public func start() throws {
         var transport = settings.transport
         transport.staticDirectory = settings.publicDirectory
-        transport.httpRoutes = ["/compile", "/render", "/check", "/shaders", "/scenes", "/healthz", "/metrics"]
+        transport.httpRoutes = ["/compile", "/render", "/check", "/share", "/s", "/content", "/shaders", "/scenes", "/healthz", "/metrics"]
         let server = WebSocketServer(configuration: transport, delegate: self)
         try server.start()
         self.server = server

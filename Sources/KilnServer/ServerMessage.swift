@@ -19,6 +19,8 @@ public enum ServerMessage: @unchecked Sendable {
     case debugTrace(id: RequestID?, report: [String: Any])
     /// The answer to `heatmap`: per-pixel counts (base64 little-endian u32) and per-line totals.
     case heatmap(id: RequestID?, report: [String: Any])
+    /// The answer to `share`: the permalink's id and path (`/s/<id>`).
+    case shared(id: RequestID?, shareID: String)
     /// After a scene frame: its sequence number and the layer ids drawn for it.
     case sceneRendered(id: RequestID?, sequence: UInt32, drawn: [String], renderMicroseconds: Int)
     case error(id: RequestID?, ProtocolError)
@@ -35,6 +37,7 @@ public enum ServerMessage: @unchecked Sendable {
         case .pong: "pong"
         case .debugTrace: "debug.trace"
         case .heatmap: "heatmap"
+        case .shared: "shared"
         case .sceneRendered: "scene.rendered"
         case .error: "error"
         }
@@ -56,6 +59,8 @@ public enum ServerMessage: @unchecked Sendable {
             object = ["id": Self.echo(id), "function": function, "size": [width, height], "fps": fps]
         case .previewStopped(let id), .pong(let id):
             object = ["id": Self.echo(id)]
+        case .shared(let id, let shareID):
+            object = ["id": Self.echo(id), "share": shareID, "url": "/s/\(shareID)"]
         case .debugTrace(let id, let report), .heatmap(let id, let report):
             object = report
             object["id"] = Self.echo(id)

@@ -57,6 +57,9 @@ public struct ServerSettings: Sendable {
     /// Most instructions one `debug` trace records (`PixelDebugger.Limits.maxSteps`); the
     /// traced batch still completes past it, so the colour stays exact.
     public var maxTraceSteps = 50_000
+    /// Where shared states (permalinks) and their content are kept (`kiln.sqlite` inside);
+    /// nil turns sharing off. `kiln serve` defaults to `kiln-data`.
+    public var dataDirectory: String?
 
     public init() {}
 }

@@ -59,14 +59,14 @@ import Testing
     /// server can send is described.
     @Test func theProtocolDocumentAndTheDecoderAgreeOnMessageTypes() {
         let documented = ["compile", "preview.start", "preview.update", "preview.stop", "clock", "content.upload", "ping",
-                          "debug", "heatmap", "scene.set", "layer.add", "layer.update", "layer.remove"]
+                          "debug", "heatmap", "share", "scene.set", "layer.add", "layer.update", "layer.remove"]
         for type in documented {
             #expect(Self.protocolText.contains("| `\(type)`") || Self.protocolText.contains("`\(type)` /") || Self.protocolText.contains("/ `\(type)`"),
                     "\(type) is not in the table")
             let result = ClientRequest.decode(text: #"{"type":"\#(type)"}"#, limits: .init(maxPreviewSide: 64, maxFPS: 60))
             if case .failure(let failure) = result { #expect(failure.error.code != .unknownType, "\(type)") }
         }
-        for type in ["compiled", "superseded", "preview.started", "preview.stopped", "clock", "content.uploaded", "pong", "scene.rendered", "debug.trace", "heatmap", "error"] {
+        for type in ["compiled", "superseded", "preview.started", "preview.stopped", "clock", "content.uploaded", "pong", "scene.rendered", "debug.trace", "heatmap", "shared", "error"] {
             #expect(Self.protocolText.contains(type), "reply \(type) is not documented")
         }
     }

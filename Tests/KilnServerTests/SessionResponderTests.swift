@@ -80,7 +80,8 @@ import Testing
             (#"{"type":"compile","source":42}"#, .badRequest),
             (#"{"type":"debug","pixel":[true,1]}"#, .badRequest), (#"{"type":"debug","pixel":[1]}"#, .badRequest),
             (#"{"type":"debug","pixel":[-1,2]}"#, .badRequest), (#"{"type":"debug","pixel":[1,1],"time":"now"}"#, .badRequest),
-            (#"{"type":"debug","pixel":[1,1]}"#, .noPreview), (#"{"type":"scene.set","scene":{},"format":5}"#, .badRequest),
+            (#"{"type":"debug","pixel":[1,1]}"#, .noPreview),
+            (#"{"type":"share"}"#, .badRequest), (#"{"type":"share","state":{"source":"x"}}"#, .unavailable), (#"{"type":"scene.set","scene":{},"format":5}"#, .badRequest),
         ]
         for (index, (message, code)) in cases.enumerated() {
             service.receive(text: message, session: session)

@@ -9,6 +9,7 @@ import pathlib
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -37,6 +38,9 @@ class KilnServer:
 
     def __init__(self, *extra_args, port=None, cwd=ROOT, preexec_fn=None):
         self.port = port or free_port()
+        if not any(str(a).startswith("--data-directory") for a in extra_args):
+            # Permalinks of a test server go to a folder of its own, not the repository.
+            extra_args = (*extra_args, "--data-directory", tempfile.mkdtemp(prefix="kiln-data-"))
         self.args = [kiln_binary(), "serve", "--port", str(self.port), *extra_args]
         self.cwd = cwd
         self.process = None

@@ -235,16 +235,22 @@ return Array.from(c.getContext('2d').getImageData(arguments[0], arguments[1], 1,
 """
 
 
+def open_with_source(browser, server, source, function):
+    """Opens the page, waits for its first frame, then puts `source` in the editor and waits
+    until `function` is the selected entry (the edit compiled)."""
+    browser.get(server.http + "/")
+    wait_for(lambda: digest(browser)[1] > 8, message="the first frame")
+    set_source(browser, source)
+    wait_for(lambda: browser.execute_script("return document.getElementById('function').value") == function,
+             message="the shader compiled")
+
+
 def test_pixel_debugger(browser):
     """Click a pixel, step through its loop, watch values and the editor line move; the
     colour the panel reports is the pixel read back from the canvas."""
     server = KilnServer().start()
     try:
-        browser.get(server.http + "/")
-        wait_for(lambda: digest(browser)[1] > 8, message="the first frame")
-        set_source(browser, DEBUG_SHADER)
-        wait_for(lambda: browser.execute_script("return document.getElementById('function').value") == "loopy",
-                 message="the shader compiled")
+        open_with_source(browser, server, DEBUG_SHADER, "loopy")
         browser.find_element(By.ID, "play").click()        # pause: one picture to look at
         wait_for(lambda: browser.execute_script("return window.kiln.frames.canvas.width") == 512, message="a 512² frame")
         time.sleep(0.5)
@@ -321,5 +327,38 @@ def test_pixel_debugger(browser):
         browser.save_screenshot(str(ARTIFACTS / "12-heatmap.png"))
         browser.find_element(By.ID, "cost").click()
         wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, "#gutter div .share"), message="shares cleared")
+    finally:
+        server.stop()
+
+
+def test_share_link_opens_the_same_state(browser):
+    """Share from the page, open the link: the same source, argument and time; the first
+    edit makes it the user's own copy (the address goes back to /)."""
+    server = KilnServer().start()
+    try:
+        open_with_source(browser, server, DEBUG_SHADER, "loopy")
+        slider = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#arguments input[type=range]"), message="a slider")[0]
+        browser.execute_script("arguments[0].value = 1.5; arguments[0].dispatchEvent(new Event('input'))", slider)
+        browser.find_element(By.ID, "play").click()
+        time.sleep(0.5)
+        browser.find_element(By.ID, "share").click()
+        url = wait_for(lambda: (v := browser.find_element(By.ID, "share-url").get_attribute("value")) and "/s/" in v and v,
+                       message="the link")
+        shared_time = browser.execute_script("return window.kiln.frames.lastTime")
+        browser.save_screenshot(str(ARTIFACTS / "13-shared.png"))
+
+        browser.execute_script("localStorage.clear()")      # a different visitor
+        browser.get(url)
+        wait_for(lambda: browser.execute_script("return window.kiln && window.kiln.editor.text") == DEBUG_SHADER,
+                 message="the shared source")
+        assert browser.find_element(By.ID, "shared-banner").is_displayed()
+        wait_for(lambda: digest(browser)[1] > 2, message="a frame of the shared shader")
+        assert browser.execute_script("return window.kiln.state.args.loopy.gain") in (1.5, [1.5])
+        wait_for(lambda: abs(browser.execute_script("return window.kiln.frames.lastTime") - shared_time) < 1e-6,
+                 message="the shared time")
+        browser.save_screenshot(str(ARTIFACTS / "14-opened-link.png"))
+        set_source(browser, DEBUG_SHADER.replace("0.25, 1.0", "0.5, 1.0"))
+        wait_for(lambda: browser.execute_script("return location.pathname") == "/", message="the fork")
+        assert not browser.find_element(By.ID, "shared-banner").is_displayed()
     finally:
         server.stop()

@@ -863,3 +863,111 @@ def test_check_compares_goldens_over_http(server):
     status, reply = curl("-X", "POST", "--data-binary", "@-", server.http + "/check",
                          data=json.dumps({"manifest": {"cases": [{"name": "x"}]}}).encode())
     assert status == 400 and b"cases[0].shader" in reply
+
+
+# --- permalinks ---------------------------------------------------------------------------
+
+def share(server, state):
+    status, body = curl("-X", "POST", "--data-binary", "@-", server.http + "/share", data=json.dumps(state).encode())
+    return status, (json.loads(body) if status == 201 else body)
+
+
+def test_share_stores_the_state_and_opens_it(server):
+    import base64
+    source = (ROOT / "shaders" / "ripple.metal").read_text()
+    state = {"source": source, "name": "ripple.metal", "function": "ripple", "args": {"amplitude": 20}, "time": 0.5,
+             "size": "256", "content": "upload", "contentPNG": base64.b64encode(png_bytes(8, 8)).decode()}
+    status, reply = share(server, state)
+    assert status == 201 and reply["url"] == "/s/" + reply["id"] and len(reply["id"]) == 22
+    assert share(server, state)[1]["id"] == reply["id"]               # the same state: the same link
+    status, body = curl(server.http + reply["url"] + "?format=json")
+    stored = json.loads(body)
+    assert status == 200 and stored["source"] == source and stored["args"] == {"amplitude": 20}
+    assert "contentPNG" not in stored and len(stored["contentHash"]) == 64
+    status, png = curl(server.http + "/content/" + stored["contentHash"])
+    assert status == 200 and png == png_bytes(8, 8)
+    status, page = curl(server.http + reply["url"])
+    assert status == 200 and b'<base href="/">' in page and b"app.js" in page
+    assert curl(server.http + "/s/AAAAAAAAAAAAAAAAAAAAAA?format=json")[0] == 404
+    assert curl(server.http + "/s/..%2F..%2Fetc?format=json")[0] == 404
+    assert share(server, {"name": "x"})[0] == 400
+    assert share(server, {"source": "x" * (2 << 20)})[0] == 413
+
+
+def test_a_thousand_permalinks_from_fifty_clients(server):
+    """Issue 13's target: 1,000 permalinks by 50 concurrent clients, all readable, none lost;
+    share → open on loopback well under 50 ms."""
+    import concurrent.futures
+    import urllib.request
+
+    def one(n):
+        body = json.dumps({"source": f"// {n}\n[[ stitchable ]] half4 f(float2 p) {{ return half4({n % 7}); }}"}).encode()
+        started = time.perf_counter()
+        request = urllib.request.Request(server.http + "/share", data=body, method="POST")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            url = json.loads(response.read())["url"]
+        with urllib.request.urlopen(server.http + url + "?format=json", timeout=30) as response:
+            assert json.loads(response.read())["source"].startswith(f"// {n}\n")
+        return url, time.perf_counter() - started
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=50) as pool:
+        results = list(pool.map(one, range(1000)))
+    urls = {url for url, _ in results}
+    assert len(urls) == 1000
+    latencies = sorted(seconds for _, seconds in results)
+    print(f"share+open p50 {latencies[500] * 1e3:.1f} ms, p99 {latencies[990] * 1e3:.1f} ms")
+    for url in list(urls)[:50]:
+        assert curl(server.http + url + "?format=json")[0] == 200
+
+
+def test_permalinks_survive_a_restart(tmp_path):
+    data = tmp_path / "data"
+    first = KilnServer("--data-directory", str(data)).start()
+    try:
+        _, reply = share(first, {"source": "[[ stitchable ]] half4 f(float2 p) { return half4(1); }"})
+    finally:
+        first.stop()
+    second = KilnServer("--data-directory", str(data)).start()
+    try:
+        assert curl(second.http + reply["url"] + "?format=json")[0] == 200
+        assert (data / "kiln.sqlite").exists()
+    finally:
+        second.stop()
+    off = KilnServer("--data-directory", "none").start()
+    try:
+        assert share(off, {"source": "x"})[0] == 503
+    finally:
+        off.stop()
+
+
+def test_share_then_open_is_quick(server):
+    """One client on loopback: share → open the link's state, median of 30."""
+    import urllib.request
+    latencies = []
+    for n in range(30):
+        body = json.dumps({"source": f"// quick {n}\n[[ stitchable ]] half4 f(float2 p) {{ return half4(1); }}"}).encode()
+        started = time.perf_counter()
+        request = urllib.request.Request(server.http + "/share", data=body, method="POST")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            url = json.loads(response.read())["url"]
+        with urllib.request.urlopen(server.http + url + "?format=json", timeout=10) as response:
+            response.read()
+        latencies.append(time.perf_counter() - started)
+    latencies.sort()
+    print(f"share → open, one client: median {latencies[15] * 1e3:.1f} ms")
+    assert latencies[15] < 1.0      # the 50-ms target is measured on a release build (docs/benchmarks.md)
+
+
+def test_kiln_share_prints_a_permalink(server):
+    from conftest import kiln_binary
+    out = subprocess.run([kiln_binary(), "share",
+                          str(ROOT / "shaders" / "vignette.metal"), "--server", server.ws, "--function", "vignette",
+                          "--arg", "radius=0.6", "--time", "1.25"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    url = out.stdout.strip()
+    assert url.startswith(server.http + "/s/")
+    status, body = curl(url + "?format=json")
+    state = json.loads(body)
+    assert status == 200 and state["function"] == "vignette" and state["time"] == 1.25
+    assert state["args"] == {"radius": 0.6} or abs(state["args"]["radius"] - 0.6) < 1e-6
+    assert [f["name"] for f in state["files"]][0] == "vignette.metal"

@@ -1,0 +1,78 @@
+import Foundation
+import KilnCompiler
+import KilnStorage
+import KilnWebSockets
+
+/// Permalinks (docs/protocol.md, "Sharing"): `POST /share` stores a page state — the
+/// sources, function, arguments, time, size, content — and answers its link `/s/<id>`;
+/// `GET /s/<id>` is the page, which loads the state from `GET /s/<id>?format=json`; an
+/// uploaded content image is stored once by hash and served at `/content/<sha256>`.
+/// States are content-addressed: sharing the same state twice gives the same link.
+extension KilnService {
+    func shareResponse(_ request: HTTPRequest) -> HTTPResponse {
+        switch storeShare(Data(request.body)) {
+        case .success(let id):
+            return .text(201, JSONText.serialize(["id": id, "url": "/s/\(id)"] as [String: Any]) + "\n", contentType: "application/json")
+        case .failure(let error):
+            let status = [ErrorCode.tooLarge: 413, .unavailable: 503, .badRequest: 400][error.code] ?? 500
+            return .text(status, error.message + "\n")
+        }
+    }
+
+    /// Stores a state (JSON bytes) — `POST /share` and the WebSocket `share` — and returns
+    /// its id, or the refusal: `bad_request`, `too_large` past a storage limit, `unavailable`
+    /// without storage.
+    func storeShare(_ json: Data) -> Result<String, ProtocolError> {
+        guard let store else { return .failure(ProtocolError(.unavailable, "sharing is off: this server has no storage (kiln serve --data-directory DIR)")) }
+        guard var object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
+            return .failure(ProtocolError(.badRequest, "the state must be a JSON object: {\"source\" or \"files\", \"name\", \"function\", \"args\", \"time\", \"size\", \"content\"}"))
+        }
+        guard object["source"] is String || object["files"] is [Any] else {
+            return .failure(ProtocolError(.badRequest, "the state needs \"source\" (text) or \"files\" ([{name, text}])"))
+        }
+        do {
+            // The uploaded image goes to the content store by hash; the state names the hash.
+            if let png = object.removeValue(forKey: "contentPNG") {
+                guard let text = png as? String, let data = Data(base64Encoded: text), data.starts(with: [0x89, 0x50, 0x4E, 0x47]) else {
+                    return .failure(ProtocolError(.badRequest, "\"contentPNG\" must be a base64 PNG"))
+                }
+                object["contentHash"] = try store.saveContent(Array(data))
+            }
+            let canonical = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            let id = try store.saveState(Array(canonical))
+            metrics.increment("kiln_shares_total")
+            return .success(id)
+        } catch let error as StorageError {
+            return .failure(ProtocolError(.tooLarge, error.message))
+        } catch {
+            return .failure(ProtocolError(.unavailable, "could not store the state: \(error)"))
+        }
+    }
+
+    /// `GET /s/<id>`: the page (which fetches the state), or with `?format=json` the state.
+    func sharedStateResponse(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        guard let store else { return .text(503, "sharing is off: this server has no storage\n") }
+        let state: [UInt8]?
+        do { state = try store.loadState(id: id) } catch { return .text(500, "could not read the state: \(error)\n") }
+        guard let state else { return .text(404, "no shared state \(id)\n") }
+        if request.query["format"] == "json" {
+            return HTTPResponse(status: 200, contentType: "application/json", headers: [("Cache-Control", "public, max-age=31536000, immutable")],
+                                body: state)
+        }
+        guard let directory = settings.publicDirectory,
+              let page = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent("index.html")) else {
+            return .text(404, "this server serves no page (--public-directory)\n")
+        }
+        // The page's relative URLs (app.js, style.css) resolve against /s/: point them at /.
+        var html = String(decoding: page, as: UTF8.self)
+        html = html.replacingOccurrences(of: "<head>", with: "<head>\n  <base href=\"/\">")
+        return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", headers: [], body: Array(html.utf8))
+    }
+
+    func contentResponse(_ hash: String) -> HTTPResponse {
+        guard let store else { return .text(503, "sharing is off: this server has no storage\n") }
+        guard let bytes = try? store.loadContent(hash: hash) else { return .text(404, "no content \(hash)\n") }
+        return HTTPResponse(status: 200, contentType: "image/png", headers: [("Cache-Control", "public, max-age=31536000, immutable")],
+                            body: bytes)
+    }
+}

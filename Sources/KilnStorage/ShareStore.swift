@@ -1,0 +1,70 @@
+import CKiln
+import Foundation
+
+/// Where the server keeps what users share: permalink states and uploaded content, both
+/// addressed by content hash. One protocol, so the server does not care what is behind it
+/// (`SQLiteShareStore` today; issue 13's PostgreSQL store implements the same and passes
+/// the same `ShareStoreTests`).
+public protocol ShareStore: AnyObject, Sendable {
+    /// Stores a state (a JSON document's canonical bytes) and returns its id, derived from
+    /// its content: sharing the same state twice gives the same link and stores it once.
+    func saveState(_ json: [UInt8]) throws -> String
+    /// The stored bytes of `id`, nil when there is none.
+    func loadState(id: String) throws -> [UInt8]?
+    /// Stores content bytes (an uploaded PNG) once by SHA-256; returns the hash (hex).
+    func saveContent(_ bytes: [UInt8]) throws -> String
+    func loadContent(hash: String) throws -> [UInt8]?
+    /// Counts, for `/metrics` and tests.
+    func counts() throws -> (states: Int, contents: Int)
+}
+
+/// Refusals a store makes before writing anything.
+public struct StorageError: Error, CustomStringConvertible, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Limits on what one request may store (named settings of `kiln serve`).
+public struct StorageLimits: Sendable {
+    /// Largest state document (sources, arguments, settings), in bytes.
+    public var maxStateBytes = 1 << 20
+    /// Largest content image, in bytes.
+    public var maxContentBytes = 16 << 20
+    public init() {}
+}
+
+/// Ids and hashes.
+public enum ContentID {
+    /// Lowercase hex SHA-256 of `bytes`.
+    public static func sha256Hex(_ bytes: [UInt8]) -> String {
+        sha256(bytes).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// SHA-256 through OpenSSL's libcrypto (as the compiler's provenance does).
+    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        bytes.withUnsafeBufferPointer { input in _ = CKiln.SHA256(input.baseAddress, input.count, &digest) }
+        return digest
+    }
+
+    /// A share id: the first 128 bits of the SHA-256 of the state, in URL-safe base64
+    /// (22 characters): long enough not to be guessed, short enough to paste.
+    public static func shareID(_ bytes: [UInt8]) -> String {
+        let digest = Array(sha256(bytes).prefix(16))
+        return Data(digest).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Whether `id` could be a share id (22 URL-safe base64 characters): checked before any lookup.
+    public static func isShareID(_ id: String) -> Bool {
+        id.utf8.count == 22 && id.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
+        }
+    }
+
+    public static func isSHA256Hex(_ hash: String) -> Bool {
+        hash.utf8.count == 64 && hash.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+}

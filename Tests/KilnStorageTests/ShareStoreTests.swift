@@ -1,0 +1,88 @@
+import Foundation
+import KilnStorage
+import Testing
+
+/// The one suite every `ShareStore` passes (SQLite today; a PostgreSQL store is added by
+/// listing it in `stores`).
+@Suite struct ShareStoreTests {
+    /// A fresh store of each kind in its own folder.
+    static let stores: [String] = ["sqlite"]
+
+    static func make(_ kind: String, directory: String? = nil, limits: StorageLimits = StorageLimits()) throws -> ShareStore {
+        let folder = directory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("kiln-store-\(UUID().uuidString)").path
+        switch kind {
+        default: return try SQLiteShareStore(directory: folder, limits: limits)
+        }
+    }
+
+    static func state(_ n: Int) -> [UInt8] {
+        Array(#"{"source":"[[ stitchable ]] half4 f(float2 p) { return half4(\#(n)); }","function":"f"}"#.utf8)
+    }
+
+    @Test(arguments: stores) func statesRoundTripAndShareAnIDPerContent(_ kind: String) throws {
+        let store = try Self.make(kind)
+        let id = try store.saveState(Self.state(1))
+        #expect(ContentID.isShareID(id))
+        #expect(try store.loadState(id: id) == Self.state(1))
+        #expect(try store.saveState(Self.state(1)) == id)                 // the same state: the same link
+        #expect(try store.saveState(Self.state(2)) != id)
+        #expect(try store.counts().states == 2)
+        #expect(try store.loadState(id: "AAAAAAAAAAAAAAAAAAAAAA") == nil)
+        #expect(try store.loadState(id: "' OR 1=1 --") == nil)
+        #expect(try store.loadState(id: String(id.dropLast())) == nil)
+    }
+
+    @Test(arguments: stores) func contentIsStoredOnceByHash(_ kind: String) throws {
+        let store = try Self.make(kind)
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47] + Array(repeating: 7, count: 1000)
+        let hash = try store.saveContent(png)
+        #expect(hash == ContentID.sha256Hex(png) && ContentID.isSHA256Hex(hash))
+        #expect(try store.saveContent(png) == hash)
+        #expect(try store.counts().contents == 1)
+        #expect(try store.loadContent(hash: hash) == png)
+        #expect(try store.loadContent(hash: String(repeating: "0", count: 64)) == nil)
+        #expect(try store.loadContent(hash: "../../etc/passwd") == nil)
+    }
+
+    @Test(arguments: stores) func limitsRefuseBeforeWriting(_ kind: String) throws {
+        var limits = StorageLimits()
+        limits.maxStateBytes = 100
+        limits.maxContentBytes = 10
+        let store = try Self.make(kind, limits: limits)
+        #expect(throws: StorageError.self) { _ = try store.saveState([UInt8](repeating: 32, count: 101)) }
+        #expect(throws: StorageError.self) { _ = try store.saveContent([UInt8](repeating: 1, count: 11)) }
+        #expect(try store.counts() == (0, 0))
+    }
+
+    /// Survives a restart: a new store over the same folder reads what the old one wrote,
+    /// and the schema is migrated once.
+    @Test(arguments: stores) func sharesSurviveReopening(_ kind: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-store-\(UUID().uuidString)").path
+        let id = try Self.make(kind, directory: folder).saveState(Self.state(3))
+        let reopened = try Self.make(kind, directory: folder)
+        #expect(try reopened.loadState(id: id) == Self.state(3))
+        if let sqlite = reopened as? SQLiteShareStore { #expect(try sqlite.appliedMigrations() == ["v1"]) }
+    }
+
+    /// 1,000 shares from 50 threads at once: every one readable, none lost.
+    @Test(arguments: stores) func concurrentSharesAreAllKept(_ kind: String) throws {
+        let store = try Self.make(kind)
+        let ids = LockedArray()
+        DispatchQueue.concurrentPerform(iterations: 50) { client in
+            for n in 0..<20 {
+                if let id = try? store.saveState(Self.state(client * 1000 + n)) { ids.append(id) }
+            }
+        }
+        #expect(ids.values.count == 1000 && Set(ids.values).count == 1000)
+        #expect(try store.counts().states == 1000)
+        for id in ids.values.prefix(100) { #expect(try store.loadState(id: id) != nil) }
+    }
+}
+
+final class LockedArray: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func append(_ item: String) { lock.withLock { items.append(item) } }
+    var values: [String] { lock.withLock { items } }
+}
