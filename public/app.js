@@ -16,6 +16,7 @@ import { SceneMode } from "./scene-mode.js";
 import { PixelDebugger } from "./debugger.js";
 import { CostOverlay } from "./heatmap.js";
 import { SharePanel, sharedID, loadShared } from "./share.js";
+import { HistoryPanel, newClientID } from "./history.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -25,6 +26,7 @@ const USER_BINDINGS = new Set(["uniform", "buffer", "texture"]);
 
 const state = loadState();
 const persist = () => saveState(state);
+if (!state.client) { state.client = newClientID(); persist(); }
 let functions = [];
 let previewing = false;
 
@@ -53,7 +55,7 @@ let compileSentAt = 0;
 function compile() {
   if (state.source == null) return;
   compileSentAt = performance.now();
-  connection.send({ type: "compile", name: state.example || "shader.metal", source: state.source });
+  connection.send({ type: "compile", name: state.example || "shader.metal", source: state.source, client: state.client });
 }
 
 // --- connection -------------------------------------------------------------------------
@@ -142,6 +144,7 @@ function compiled(message) {
     // The server keeps streaming the last good library; only the problems change.
     return;
   }
+  setTimeout(() => versionList.refresh(), 100);    // the server keeps this version once it answered
   const previousFunction = state.function;
   // The report lists every parameter; the page offers controls for the ones a user sets.
   functions = message.functions.filter((f) => f.kind !== "vertex")
@@ -264,6 +267,19 @@ $("mode-scene").addEventListener("click", () => setMode("scene"));
 function showOverlay(text) { $("overlay").textContent = text; $("overlay").hidden = false; }
 function hideOverlay() { $("overlay").hidden = true; }
 
+// --- history ----------------------------------------------------------------------------------
+const versionList = new HistoryPanel({
+  client: () => state.client,
+  current: () => editor.text,
+  restore: (text) => {
+    forkShared();
+    editor.text = text;
+    state.source = text;
+    persist();
+    compile();
+  },
+});
+
 // --- sharing ----------------------------------------------------------------------------------
 new SharePanel({
   snapshot: () => ({ source: state.source, name: state.example || "shader.metal", function: state.function,
@@ -275,7 +291,7 @@ let sharedClock = null;     // the shared time, applied once the shared shader p
 /** The first edit of a shared shader makes it the user's own: the address goes back to /. */
 function forkShared() {
   if (!sharedID()) return;
-  history.replaceState(null, "", "/");
+  window.history.replaceState(null, "", "/");
   $("shared-banner").hidden = true;
 }
 

@@ -18,6 +18,7 @@ export function loadState() {
     mode: saved.mode ?? "shader",         // "shader" or "scene"
     sceneSource: saved.sceneSource ?? null,
     sceneExample: saved.sceneExample ?? "map_triangle.json",
+    client: saved.client ?? null,        // this browser's history key (history.js)
   };
 }
 

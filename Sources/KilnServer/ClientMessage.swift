@@ -8,7 +8,8 @@ import KilnScene
 public enum ClientMessage: Sendable {
     /// `compile`: the files to compile (named by relative paths; `#include` resolves among
     /// them as clang does on disk) and the folders `#include` also searches.
-    case compile([SourceFile], searchPaths: [String])
+    /// `client`, when given, keeps each version that compiles in that client's history.
+    case compile([SourceFile], searchPaths: [String], client: String?)
     /// A text message that is not JSON: the seed client's raw source, answered with the
     /// library alone (or the diagnostics).
     case seedCompile(SourceFile)
@@ -143,7 +144,7 @@ private struct MessageDecoder {
     func decode() throws -> ClientMessage {
         guard let type = object["type"] as? String else { throw ProtocolError(.badRequest, "message has no \"type\"") }
         switch type {
-        case "compile": return .compile(try files(), searchPaths: try searchPaths())
+        case "compile": return .compile(try files(), searchPaths: try searchPaths(), client: try string("client"))
         case "preview.start": return .previewStart(try previewChange())
         case "preview.update": return .previewUpdate(try previewChange())
         case "preview.stop": return .previewStop

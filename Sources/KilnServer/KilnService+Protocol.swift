@@ -18,8 +18,8 @@ extension KilnService {
         }
         let id = request.id
         switch request.message {
-        case .compile(let files, let searchPaths):
-            requestCompile(PendingCompile(files: files, searchPaths: searchPaths, id: id, seed: false), session: session)
+        case .compile(let files, let searchPaths, let client):
+            requestCompile(PendingCompile(files: files, searchPaths: searchPaths, id: id, seed: false, client: client), session: session)
         case .seedCompile(let file): requestCompile(PendingCompile(files: [file], id: nil, seed: true), session: session)
         case .previewStart(let change): changePreview(change, session: session, id: id, start: true)
         case .previewUpdate(let change): changePreview(change, session: session, id: id, start: false)
@@ -166,6 +166,7 @@ extension KilnService {
             }
             send(session, .compiled(id: request.id, report: report, cached: hit))
             if let bytes = shader.libraryBytes { session.sink.send(.library(bytes)) }
+            if shader.succeeded, let client = request.client { keepVersion(request.files, client: client) }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KilnCompiler
+import KilnLanguage
 import KilnStorage
 import KilnWebSockets
 
@@ -74,5 +75,46 @@ extension KilnService {
         guard let bytes = try? store.loadContent(hash: hash) else { return .text(404, "no content \(hash)\n") }
         return HTTPResponse(status: 200, contentType: "image/png", headers: [("Cache-Control", "public, max-age=31536000, immutable")],
                             body: bytes)
+    }
+}
+
+/// History (docs/protocol.md, "History"): every version that compiled for a client — the
+/// page sends its random client id with `compile` — is kept once by hash with when it
+/// first and last compiled; `GET /history/<client>` lists them, `GET /history/<client>/<sha256>`
+/// returns one version's files. The client id is the key: nobody without it lists a history.
+extension KilnService {
+    /// Most versions `GET /history/<client>` lists.
+    static let historyLimit = 200
+
+    func keepVersion(_ files: [SourceFile], client: String) {
+        guard let store, ContentID.isClientID(client) else { return }
+        let json = files.map { ["name": $0.name, "text": $0.text] }
+        guard let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]) else { return }
+        if (try? store.saveVersion(client: client, files: Array(data), time: Date().timeIntervalSince1970)) != nil {
+            metrics.increment("kiln_history_versions_total")
+        }
+    }
+
+    func historyResponse(_ path: String) -> HTTPResponse {
+        guard let store else { return .text(503, "history is off: this server has no storage\n") }
+        let parts = path.split(separator: "/").map(String.init)      // ["history", client, sha256?]
+        guard parts.count >= 2, parts.count <= 3, ContentID.isClientID(parts[1]) else {
+            return .text(404, "GET /history/<client id> or /history/<client id>/<sha256>\n")
+        }
+        do {
+            let versions = try store.versions(client: parts[1], limit: Self.historyLimit)
+            if parts.count == 3 {
+                guard versions.contains(where: { $0.sha256 == parts[2] }), let files = try store.loadContent(hash: parts[2]) else {
+                    return .text(404, "no version \(parts[2]) in this history\n")
+                }
+                return HTTPResponse(status: 200, contentType: "application/json", headers: [], body: files)
+            }
+            let list: [[String: Any]] = versions.map {
+                ["sha256": $0.sha256, "firstCompiled": $0.firstCompiled, "lastCompiled": $0.lastCompiled, "bytes": $0.bytes]
+            }
+            return .text(200, JSONText.serialize(["versions": list] as [String: Any]) + "\n", contentType: "application/json")
+        } catch {
+            return .text(500, "could not read the history: \(error)\n")
+        }
     }
 }

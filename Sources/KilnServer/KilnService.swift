@@ -51,7 +51,8 @@ public final class KilnService: @unchecked Sendable {
     public func start() throws {
         var transport = settings.transport
         transport.staticDirectory = settings.publicDirectory
-        transport.httpRoutes = ["/compile", "/render", "/check", "/share", "/s", "/content", "/shaders", "/scenes", "/healthz", "/metrics"]
+        transport.httpRoutes = ["/compile", "/render", "/check", "/share", "/s", "/content", "/history", "/shaders", "/scenes",
+                                "/healthz", "/metrics"]
         let server = WebSocketServer(configuration: transport, delegate: self)
         try server.start()
         self.server = server

@@ -38,6 +38,8 @@ struct PendingCompile {
     var searchPaths: [String] = []
     var id: RequestID?
     var seed: Bool
+    /// The page's client id: the version goes into its history when it compiles.
+    var client: String? = nil
 }
 
 /// One live client's state. Everything is guarded by `lock`; workers and the scheduler

@@ -38,6 +38,17 @@ public final class SQLiteShareStore: ShareStore, @unchecked Sendable {
                 t.column("created", .double).notNull()
             }
         }
+        migrator.registerMigration("v2") { db in
+            // History: every version that compiled, per client, its files in `content`.
+            try db.create(table: "version") { t in
+                t.column("client", .text).notNull()
+                t.column("sha256", .text).notNull()
+                t.column("first", .double).notNull()
+                t.column("last", .double).notNull()
+                t.primaryKey(["client", "sha256"])
+            }
+            try db.create(index: "version_by_client", on: "version", columns: ["client", "last"])
+        }
         return migrator
     }
 
@@ -81,6 +92,35 @@ public final class SQLiteShareStore: ShareStore, @unchecked Sendable {
         guard ContentID.isSHA256Hex(hash) else { return nil }
         return try database.read { db in
             try Data.fetchOne(db, sql: "SELECT bytes FROM content WHERE sha256 = ?", arguments: [hash]).map { [UInt8]($0) }
+        }
+    }
+
+    public func saveVersion(client: String, files: [UInt8], time: Double) throws -> String {
+        guard ContentID.isClientID(client) else { throw StorageError("not a client id") }
+        guard files.count <= limits.maxStateBytes else {
+            throw StorageError("the version is \(files.count) bytes, more than the limit of \(limits.maxStateBytes) (--max-share-bytes)")
+        }
+        let hash = ContentID.sha256Hex(files)
+        try database.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO content (sha256, bytes, created) VALUES (?, ?, ?)",
+                           arguments: [hash, Data(files), time])
+            try db.execute(sql: """
+                INSERT INTO version (client, sha256, first, last) VALUES (?, ?, ?, ?)
+                ON CONFLICT(client, sha256) DO UPDATE SET last = excluded.last
+                """, arguments: [client, hash, time, time])
+        }
+        return hash
+    }
+
+    public func versions(client: String, limit: Int) throws -> [Version] {
+        guard ContentID.isClientID(client) else { return [] }
+        return try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT v.sha256, v.first, v.last, length(c.bytes) AS bytes FROM version v JOIN content c ON c.sha256 = v.sha256
+                WHERE v.client = ? ORDER BY v.last DESC LIMIT ?
+                """, arguments: [client, max(0, limit)]).map { row in
+                Version(sha256: row["sha256"], firstCompiled: row["first"], lastCompiled: row["last"], bytes: row["bytes"])
+            }
         }
     }
 

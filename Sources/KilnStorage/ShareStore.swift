@@ -16,6 +16,27 @@ public protocol ShareStore: AnyObject, Sendable {
     func loadContent(hash: String) throws -> [UInt8]?
     /// Counts, for `/metrics` and tests.
     func counts() throws -> (states: Int, contents: Int)
+    /// Keeps a version that compiled for `client` (the page's random id): its files (JSON
+    /// bytes) stored once by hash, with when it first and last compiled. Returns the hash.
+    func saveVersion(client: String, files: [UInt8], time: Double) throws -> String
+    /// The client's versions, the most recently compiled first, at most `limit`.
+    func versions(client: String, limit: Int) throws -> [Version]
+}
+
+/// One version in a client's history.
+public struct Version: Sendable, Equatable {
+    /// SHA-256 of the files (JSON), the key of their bytes in the content store.
+    public var sha256: String
+    public var firstCompiled: Double
+    public var lastCompiled: Double
+    public var bytes: Int
+
+    public init(sha256: String, firstCompiled: Double, lastCompiled: Double, bytes: Int) {
+        self.sha256 = sha256
+        self.firstCompiled = firstCompiled
+        self.lastCompiled = lastCompiled
+        self.bytes = bytes
+    }
 }
 
 /// Refusals a store makes before writing anything.
@@ -60,6 +81,13 @@ public enum ContentID {
     /// Whether `id` could be a share id (22 URL-safe base64 characters): checked before any lookup.
     public static func isShareID(_ id: String) -> Bool {
         id.utf8.count == 22 && id.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
+        }
+    }
+
+    /// Whether `id` could be a client id (16 to 64 URL-safe base64 characters).
+    public static func isClientID(_ id: String) -> Bool {
+        (16...64).contains(id.utf8.count) && id.utf8.allSatisfy { c in
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
         }
     }

@@ -62,7 +62,26 @@ import Testing
         let id = try Self.make(kind, directory: folder).saveState(Self.state(3))
         let reopened = try Self.make(kind, directory: folder)
         #expect(try reopened.loadState(id: id) == Self.state(3))
-        if let sqlite = reopened as? SQLiteShareStore { #expect(try sqlite.appliedMigrations() == ["v1"]) }
+        if let sqlite = reopened as? SQLiteShareStore { #expect(try sqlite.appliedMigrations() == ["v1", "v2"]) }
+    }
+
+    /// A client's history: every version that compiled once, the latest first, its files
+    /// readable by hash; other clients' histories apart.
+    @Test(arguments: stores) func historyKeepsEachVersionOnce(_ kind: String) throws {
+        let store = try Self.make(kind)
+        let client = "c_lient-0123456789ab", other = "another-client-id-123"
+        let first = try store.saveVersion(client: client, files: Self.state(1), time: 10)
+        _ = try store.saveVersion(client: client, files: Self.state(2), time: 20)
+        #expect(try store.saveVersion(client: client, files: Self.state(1), time: 30) == first)    // compiled again
+        _ = try store.saveVersion(client: other, files: Self.state(3), time: 40)
+        let versions = try store.versions(client: client, limit: 10)
+        #expect(versions.map(\.sha256) == [first, ContentID.sha256Hex(Self.state(2))])
+        #expect(versions[0].firstCompiled == 10 && versions[0].lastCompiled == 30 && versions[0].bytes == Self.state(1).count)
+        #expect(try store.loadContent(hash: first) == Self.state(1))
+        #expect(try store.versions(client: other, limit: 10).count == 1)
+        #expect(try store.versions(client: client, limit: 1).count == 1)
+        #expect(try store.versions(client: "x", limit: 10).isEmpty)
+        #expect(throws: StorageError.self) { _ = try store.saveVersion(client: "' OR 1=1", files: Self.state(4), time: 50) }
     }
 
     /// 1,000 shares from 50 threads at once: every one readable, none lost.

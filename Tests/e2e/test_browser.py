@@ -362,3 +362,24 @@ def test_share_link_opens_the_same_state(browser):
         assert not browser.find_element(By.ID, "shared-banner").is_displayed()
     finally:
         server.stop()
+
+
+def test_history_lists_compare_and_restore(browser):
+    """Each version that compiled is listed; choosing an older one shows what changed, and
+    Restore puts it back in the editor."""
+    server = KilnServer().start()
+    try:
+        open_with_source(browser, server, DEBUG_SHADER, "loopy")
+        edited = DEBUG_SHADER.replace("0.25, 1.0", "0.75, 1.0")
+        set_source(browser, edited)
+        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#history li")) >= 2, message="two versions")
+        time.sleep(0.5)                                           # the list re-renders after each compile
+        browser.execute_script("document.querySelectorAll('#history li')[1].click()")   # the older: DEBUG_SHADER
+        diff = wait_for(lambda: (t := browser.find_element(By.ID, "history-diff").text) and t, message="the diff")
+        assert "- " in diff and "0.75" in diff and "+ " in diff and "0.25" in diff, diff
+        browser.execute_script("document.getElementById('history-diff').scrollIntoView()")
+        browser.save_screenshot(str(ARTIFACTS / "15-history.png"))
+        browser.find_element(By.ID, "history-restore").click()
+        wait_for(lambda: browser.execute_script("return window.kiln.editor.text") == DEBUG_SHADER, message="the restore")
+    finally:
+        server.stop()

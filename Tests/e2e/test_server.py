@@ -971,3 +971,38 @@ def test_kiln_share_prints_a_permalink(server):
     assert status == 200 and state["function"] == "vignette" and state["time"] == 1.25
     assert state["args"] == {"radius": 0.6} or abs(state["args"]["radius"] - 0.6) < 1e-6
     assert [f["name"] for f in state["files"]][0] == "vignette.metal"
+
+
+def test_history_keeps_each_compiled_version(tmp_path):
+    """Versions that compiled for a client are listed newest first, once each, survive a
+    restart, and are readable only with the client id."""
+    data = tmp_path / "data"
+    client = "test-client-0123456789"
+    sources = [f"[[ stitchable ]] half4 f(float2 p) {{ return half4({n}.0); }}" for n in (1, 2)]
+
+    async def edit(server):
+        async with websockets.connect(server.ws) as ws:
+            for n, source in enumerate(sources + [sources[0], "broken("]):
+                await ws.send(json.dumps({"type": "compile", "id": n, "source": source, "client": client}))
+                await next_json(ws, "compiled")
+
+    first = KilnServer("--data-directory", str(data)).start()
+    try:
+        run(edit(first))
+        time.sleep(0.3)
+        status, body = curl(first.http + f"/history/{client}")
+        versions = json.loads(body)["versions"]
+        assert status == 200 and len(versions) == 2           # the broken edit is not kept; the repeat once
+        assert versions[0]["lastCompiled"] >= versions[1]["lastCompiled"]
+    finally:
+        first.stop()
+    second = KilnServer("--data-directory", str(data)).start()
+    try:
+        status, body = curl(second.http + f"/history/{client}")
+        assert status == 200 and [v["sha256"] for v in json.loads(body)["versions"]] == [v["sha256"] for v in versions]
+        status, body = curl(second.http + f"/history/{client}/{versions[0]['sha256']}")
+        assert status == 200 and json.loads(body)[0]["text"] == sources[0]
+        assert curl(second.http + f"/history/other-client-0123456/{versions[0]['sha256']}")[0] == 404
+        assert json.loads(curl(second.http + "/history/other-client-0123456")[1])["versions"] == []
+    finally:
+        second.stop()
