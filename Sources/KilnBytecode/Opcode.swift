@@ -68,11 +68,11 @@ public enum Opcode: UInt8, CaseIterable, Sendable {
     case fsqrt
     /// `frsqrt a, b`: `R[a]f := 1 / √R[b]f`
     case frsqrt
-    /// `fsin a, b`: `R[a]f := sin(R[b]f)` (≤ 1 ulp for |x| ≤ 1e5)
+    /// `fsin a, b`: `R[a]f := sin(R[b]f)` in binary32 (≤ 2 ulp for |x| < 1e6; beyond, as `psin`)
     case fsin
-    /// `fcos a, b`: `R[a]f := cos(R[b]f)` (≤ 1 ulp for |x| ≤ 1e5)
+    /// `fcos a, b`: `R[a]f := cos(R[b]f)` in binary32 (≤ 2 ulp for |x| < 1e6; beyond, as `pcos`)
     case fcos
-    /// `ftan a, b`: `R[a]f := tan(R[b]f)`
+    /// `ftan a, b`: `R[a]f := tan(R[b]f)` in binary32 (≤ 4 ulp for |x| < 1e6; beyond, as `ptan`)
     case ftan
     /// `fasin a, b`: `R[a]f := asin(R[b]f)`
     case fasin
@@ -88,9 +88,9 @@ public enum Opcode: UInt8, CaseIterable, Sendable {
     case fcosh
     /// `ftanh a, b`: `R[a]f := tanh(R[b]f)`
     case ftanh
-    /// `fexp a, b`: `R[a]f := eˣ` with `x = R[b]f` (≤ 1 ulp)
+    /// `fexp a, b`: `R[a]f := eˣ` with `x = R[b]f`, in binary32 (≤ 2 ulp)
     case fexp
-    /// `fexp2 a, b`: `R[a]f := 2ˣ` (≤ 1 ulp)
+    /// `fexp2 a, b`: `R[a]f := 2ˣ` in binary32 (≤ 2 ulp)
     case fexp2
     /// `flog a, b`: `R[a]f := ln(R[b]f)` (≤ 1 ulp; negative → NaN, 0 → −∞)
     case flog
@@ -223,6 +223,21 @@ public enum Opcode: UInt8, CaseIterable, Sendable {
     // MARK: texture writes (kernel functions; after the derivatives so earlier opcode numbers stay put)
     /// `texwrite a, b, c, d, #imm`: `texel(texture imm, R[b]u, R[c]u) := R[a…a+3]f` in lanes where `R[d] ≠ 0`; outside → nothing
     case texwrite
+
+    // MARK: precise transcendentals (`precise::sin` …; after the texture writes so earlier
+    // opcode numbers stay put). Evaluated in binary64 and rounded once: a result differs
+    // from the correctly rounded one only when the exact value lies within 2⁻²¹ ulp of a
+    // rounding boundary, by 1 ulp (docs/vm.md "Math accuracy").
+    /// `psin a, b`: `R[a]f := sin(R[b]f)` in binary64, rounded once (≤ 1 ulp for |x| ≤ 1e5, ≤ 2 ulp beyond)
+    case psin
+    /// `pcos a, b`: `R[a]f := cos(R[b]f)` in binary64, rounded once (≤ 1 ulp for |x| ≤ 1e5, ≤ 2 ulp beyond)
+    case pcos
+    /// `ptan a, b`: `R[a]f := tan(R[b]f)` in binary64, rounded once (≤ 4 ulp)
+    case ptan
+    /// `pexp a, b`: `R[a]f := eˣ` with `x = R[b]f`, in binary64, rounded once (≤ 1 ulp)
+    case pexp
+    /// `pexp2 a, b`: `R[a]f := 2ˣ` in binary64, rounded once (≤ 1 ulp)
+    case pexp2
 }
 
 /// Which fields of an instruction an opcode reads and writes, and what `imm` means.
@@ -273,6 +288,7 @@ extension Opcode {
         case .mov, .fneg, .fabs, .ffloor, .fceil, .ftrunc, .fround, .frint, .ffract, .fsqrt, .frsqrt,
              .fsin, .fcos, .ftan, .fasin, .facos, .fatan, .fsinh, .fcosh, .ftanh, .fexp, .fexp2,
              .flog, .flog2, .flog10, .fsign, .fisnan, .fisinf, .ineg, .iabs, .not, .lnot,
+             .psin, .pcos, .ptan, .pexp, .pexp2,
              .itof, .utof, .ftoi, .ftou, .sext16, .zext16, .dfdx, .dfdy, .dfdxc, .dfdyc:
             return .unary
         case .fadd, .fsub, .fmul, .fdiv, .fmin, .fmax, .fatan2, .fpow, .fmod, .feq, .fne, .flt, .fle,

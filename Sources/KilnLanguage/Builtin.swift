@@ -8,6 +8,11 @@ public enum Builtin: String, Hashable, Sendable, CaseIterable {
     /// `atan2(y, x)`
     case atan2
     case exp, exp2, log, log2, log10, sqrt, rsqrt
+    /// `precise::sin` … : the binary64 evaluations. Plain `sin`, `cos`, `tan`, `exp` and
+    /// `exp2` (and `fast::` ones) are binary32 polynomials of a documented error, like
+    /// Metal's default fast math; the other functions have one precision (language.md §7).
+    case preciseSin = "precise::sin", preciseCos = "precise::cos", preciseTan = "precise::tan"
+    case preciseExp = "precise::exp", preciseExp2 = "precise::exp2"
     /// `pow(x, y)`, `powr(x, y)` (powr: x ≥ 0 assumed; same evaluation)
     case pow, powr
     // rounding

@@ -113,6 +113,7 @@ enum BuiltinOverloads {
     static let rows: [Row] = [
         // T → T
         Row([.sin, .cos, .tan, .asin, .acos, .atan, .sinh, .cosh, .tanh, .exp, .exp2, .log, .log2, .log10,
+             .preciseSin, .preciseCos, .preciseTan, .preciseExp, .preciseExp2,
              .sqrt, .rsqrt, .floor, .ceil, .trunc, .round, .rint, .fract, .saturate, .sign, .fabs,
              .dfdx, .dfdy, .fwidth, .dfdxCoarse, .dfdyCoarse, .fwidthCoarse, .dfdxFine, .dfdyFine, .fwidthFine],
             .floating, [.t], .t),

@@ -40,10 +40,16 @@ extension Checker {
             return methodCall(object, name: name, nameRange: nameRange, arrow: arrow, arguments, range: range)
         case .identifier(let fullPath):
             var path = fullPath[...]
-            // `metal::`, and the `fast::` / `precise::` math namespaces (Kiln's builtins have one
-            // precision, language.md §7).
+            // `metal::`, and the `fast::` / `precise::` math namespaces: `precise::` picks the
+            // binary64 version where the plain one is binary32 (language.md §7).
+            var precise = false
             while path.count > 1, let first = path.first, first == "metal" || first == "fast" || first == "precise" {
+                precise = first == "precise"
                 path = path.dropFirst()
+            }
+            if precise, path.count == 1, let name = path.first, Builtin(rawValue: "precise::" + name) != nil {
+                guard let values = checkArguments(arguments) else { return nil }
+                return callFunction("precise::" + name, nameRange: callee.range, values, range: range)
             }
             guard path.count == 1, let name = path.first else {
                 if path.count == 2, path.first == "SwiftUI" {

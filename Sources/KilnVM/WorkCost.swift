@@ -17,9 +17,11 @@ extension Opcode {
         case .ftanh: return 90
         case .sample: return 80
         case .fsinh: return 75
-        case .ftan: return 60
-        case .fexp, .fcosh: return 55
-        case .fexp2, .fsin, .fcos: return 35
+        case .ptan: return 60
+        case .pexp, .fcosh: return 55
+        case .pexp2, .psin, .pcos: return 35
+        case .ftan: return 12
+        case .fsin, .fcos, .fexp, .fexp2: return 8
         case .fmod: return 24
         case .frsqrt: return 18
         case .texread, .texwrite: return 8

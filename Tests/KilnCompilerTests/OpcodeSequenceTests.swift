@@ -44,6 +44,22 @@ import Testing
         #expect(library.constants[Int(constant)] == (Float(0.1) + Float(0.2)).bitPattern)
     }
 
+    /// Plain and `fast::` calls are the binary32 opcodes; `precise::` (also spelled
+    /// `metal::precise::`) the binary64 ones, where there are two; other functions have one.
+    @Test func preciseNamespaceSelectsTheBinary64Opcodes() throws {
+        let library = try #require(compileLibrary(colorEffect("""
+            float a = sin(amount) + fast::cos(amount) + metal::exp(amount) + exp2(amount) + tan(amount);
+            float b = precise::sin(amount) + metal::precise::cos(amount) + precise::exp(amount)
+                + precise::exp2(amount) + precise::tan(amount) + precise::atan(amount);
+            return color * half(a + b);
+        """)))
+        let f = try #require(library.function(named: "effect"))
+        let ops = library.opcodes(f.prologue)
+        for op in ["fsin", "fcos", "fexp", "fexp2", "ftan", "psin", "pcos", "pexp", "pexp2", "ptan", "fatan"] {
+            #expect(ops.filter { $0 == op }.count == 1, "\(op) in \(ops)")
+        }
+    }
+
     @Test func transcendentalsOfConstantsAreNotFolded() throws {
         let library = try #require(compileLibrary(colorEffect("return half4(sin(1.0));")))
         let f = try #require(library.function(named: "effect"))

@@ -66,7 +66,7 @@ import Testing
 
     @Test func transcendentalsCostMoreThanAdds() {
         #expect(Opcode.fadd.workCost == 1)
-        #expect(Opcode.fsin.workCost > 10 && Opcode.fatan2.workCost > Opcode.fsin.workCost)
+        #expect(Opcode.fsin.workCost > 4 && Opcode.psin.workCost > Opcode.fsin.workCost && Opcode.fatan2.workCost > Opcode.psin.workCost)
         #expect(Opcode.allCases.allSatisfy { $0.workCost >= 1 })
     }
 

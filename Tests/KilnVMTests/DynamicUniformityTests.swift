@@ -6,7 +6,7 @@ import Testing
 /// (`Execution.sameInAllLanes`): the bits must be those the lane loop gives.
 @Suite struct DynamicUniformityTests {
     static let unary: [Opcode] = [.fsin, .fcos, .ftan, .fasin, .facos, .fatan, .fsinh, .fcosh, .ftanh,
-                                  .fexp, .fexp2, .flog, .flog2, .flog10]
+                                  .fexp, .fexp2, .flog, .flog2, .flog10, .psin, .pcos, .ptan, .pexp, .pexp2]
     static let inputs: [Float] = [0, -0.0, 0.3, -1.7, 2.5e-3, 12.9898, 5937.3013, 2.0e5, 3.0e6, -1.0e30,
                                   .infinity, -.infinity, .nan, .leastNonzeroMagnitude, 0.9999999]
 

@@ -1,8 +1,11 @@
 import KilnBytecode
 
-/// Builtin math over lanes, from `KilnMath`. sin/cos/tan run the branch-free Cody–Waite
-/// version over every lane first (vectorizable), then redo the rare lanes with
-/// |x| ≥ 10⁶ or non-finite x with the full (Payne–Hanek) reduction.
+/// Builtin math over lanes, from `KilnMath`. Plain sin/cos/tan/exp/exp2 are the binary32
+/// versions (`FastTrigonometry.swift`, `FastExponential.swift`); `precise::` ones and the
+/// other transcendentals evaluate in binary64. Trig runs the branch-free Cody–Waite
+/// version over every lane (vectorizable) unless a lane has |x| ≥ 10⁶ or a non-finite x:
+/// then every lane takes the any-input function, which gives those lanes the full
+/// (Payne–Hanek) reduction and the others the same bits as the vector path.
 extension Execution {
     /// True if any lane of `b` needs the large-argument trig path.
     @inline(__always) static func anyLargeTrigArgument(_ b: UnsafeMutablePointer<UInt32>, _ n: Int) -> Bool {
@@ -37,7 +40,46 @@ extension Execution {
         for l in 0..<laneCount { a[l] = bits }
     }
 
+    // MARK: fast (binary32) versions: plain `sin`, `cos`, `tan`, `exp`, `exp2`
+
+    /// A binary32 trig function over lanes: `small` (branch-free, vectorizes) when every
+    /// lane is in the fast range, else `any` on every lane; once when all lanes agree.
+    @inline(__always) static func fastTrig(_ m: Machine, _ i: PreparedInstruction, _ n: Int,
+                                           _ small: (Float) -> Float, _ any: (Float) -> Float) {
+        let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(any(f(b[0])), into: a); return }
+        if anyLargeTrigArgument(b, n) {
+            for l in 0..<n { a[l] = any(f(b[l])).bitPattern }
+        } else {
+            for l in 0..<n { a[l] = small(f(b[l])).bitPattern }
+        }
+    }
+    /// A binary32 function defined everywhere (exp, exp2) over lanes; once when all agree.
+    @inline(__always) static func fastUnary(_ m: Machine, _ i: PreparedInstruction, _ n: Int,
+                                            _ function: (Float) -> Float) {
+        let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(function(f(b[0])), into: a); return }
+        for l in 0..<n { a[l] = function(f(b[l])).bitPattern }
+    }
     @inline(__always) static func fsin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastTrig(m, i, n, KilnMath.fastSin, KilnMath.fastSinAny)
+    }
+    @inline(__always) static func fcos(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastTrig(m, i, n, KilnMath.fastCos, KilnMath.fastCosAny)
+    }
+    @inline(__always) static func ftan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastTrig(m, i, n, KilnMath.fastTan, KilnMath.fastTanAny)
+    }
+    @inline(__always) static func fexp(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastUnary(m, i, n, KilnMath.fastExp)
+    }
+    @inline(__always) static func fexp2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastUnary(m, i, n, KilnMath.fastExp2)
+    }
+
+    // MARK: precise (binary64) versions: `precise::sin` … and every other transcendental
+
+    @inline(__always) static func psin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.sin(f(b[0])), into: a); return }
         // One lane (a uniform instruction, `scalarStep`): the scalar function directly, the
@@ -49,7 +91,7 @@ extension Execution {
             sinOrCosSmall(a, b, m.scratch, cosine: false, n)
         }
     }
-    @inline(__always) static func fcos(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func pcos(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.cos(f(b[0])), into: a); return }
         if n == 1 { a[0] = KilnMath.cos(f(b[0])).bitPattern; return }
@@ -107,7 +149,7 @@ extension Execution {
             }
         }
     }
-    @inline(__always) static func ftan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func ptan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.tan(f(b[0])), into: a); return }
         if anyLargeTrigArgument(b, n) {
@@ -151,12 +193,12 @@ extension Execution {
         if sameInAllLanes(b, n) { broadcast(KilnMath.tanh(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.tanh(f(b[l])).bitPattern }
     }
-    @inline(__always) static func fexp(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func pexp(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.exp(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.exp(f(b[l])).bitPattern }
     }
-    @inline(__always) static func fexp2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func pexp2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.exp2(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.exp2(f(b[l])).bitPattern }
