@@ -17,6 +17,7 @@ import { PixelDebugger } from "./debugger.js";
 import { CostOverlay } from "./heatmap.js";
 import { SharePanel, sharedID, loadShared } from "./share.js";
 import { HistoryPanel, newClientID } from "./history.js";
+import { WatchPanel, Spectator, watchToken } from "./watch.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -69,6 +70,9 @@ const connection = new Connection(wsURL, {
     if (kind !== "ok") previewing = false;
   },
   onopen: () => {
+    // A spectator follows someone else's session: it joins, and sends nothing of its own.
+    if (spectator) { spectator.join(); return; }
+    watchPanel.reset();
     // A new server knows nothing: re-send the uploaded image (or fall back to a built-in),
     // then the source; the compile result restarts the preview.
     content.restore();
@@ -77,6 +81,8 @@ const connection = new Connection(wsURL, {
   onmessage: (data) => (typeof data === "string" ? handleMessage(JSON.parse(data)) : handleBinary(data)),
 });
 const send = (message) => connection.send(message);
+const spectator = watchToken() ? new Spectator({ token: watchToken(), send, editor }) : null;
+const watchPanel = new WatchPanel({ send, editor });
 
 const transport = new Transport({ state, persist, send });
 const content = new ContentPicker({ state, persist, send, sendBinary: (bytes) => connection.sendBinary(bytes), showOverlay });
@@ -107,7 +113,12 @@ function handleMessage(message) {
     case "compiled": return compiled(message);
     case "debug.trace": return pixelDebugger.trace(message);
     case "heatmap": return costOverlay.show(message);
+    case "watching": return watchPanel.watchingReply(message);
+    case "spectators": return watchPanel.count(message.count);
+    case "spectating": case "watch.state": return spectator?.show(message);
+    case "watch.ended": return spectator?.ended();
     case "error":
+      if (spectator && ["not_found", "unavailable", "read_only"].includes(message.code)) return spectator.refused(message);
       if (message.code === "bad_scene") return sceneMode.error(message);
       if (pixelDebugger.error(message) || costOverlay.error(message)) return;
       return showOverlay(`${message.code}: ${message.message}`);
@@ -322,8 +333,14 @@ async function openShared(id) {
 }
 
 // --- start ----------------------------------------------------------------------------------
-showMode(state.mode);
-if (sharedID()) {
+if (spectator) {
+  showMode("shader");            // the watched text arrives with `spectating`; nothing is saved
+} else {
+  showMode(state.mode);
+}
+if (spectator) {
+  // Nothing to open: the page follows the session it watches.
+} else if (sharedID()) {
   openShared(sharedID());
 } else if (state.mode === "scene") {
   sceneMode.restore();
@@ -332,4 +349,4 @@ if (sharedID()) {
 } else {
   openExample(state.example);
 }
-window.kiln = { editor, state, frames, connection, scenePanel: sceneMode.panel, pixelDebugger, costOverlay }; // for tests and the curious
+window.kiln = { editor, state, frames, connection, scenePanel: sceneMode.panel, pixelDebugger, costOverlay, watchPanel, spectator }; // for tests and the curious

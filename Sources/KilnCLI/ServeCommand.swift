@@ -36,6 +36,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Bytes queued for one connection: frames past it are skipped, a reply past it closes a client that stopped reading (1008).") var maxQueuedBytes = 64 << 20
     @Option(help: "Compiled libraries kept in the cache.") var cacheEntries = 256
     @Option(help: "Frames per session rendering or queued before frames are skipped.") var maxFramesInFlight = 2
+    @Option(help: "Most spectators watching one live session (its read-only /w/ link).") var maxSpectators = 100
     @Option(help: "Seconds of silence before a client is pinged.") var pingInterval = 30
     @Option(help: "Seconds of silence before a client is dropped.") var idleTimeout = 60
     @Option(help: "Worker threads (0 = one per core).") var workers = 0
@@ -57,7 +58,7 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--max-preview-side must be 1...\(ServerSettings.absoluteMaxPreviewSide)")
         }
         guard shutdownGrace >= 0, shutdownGrace.isFinite else { throw ValidationError("--shutdown-grace must be a number of seconds ≥ 0") }
-        guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, cacheEntries > 0, maxQueuedBytes > 0,
+        guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, maxSpectators > 0, cacheEntries > 0, maxQueuedBytes > 0,
               compilesPerSecond > 0, compilesPerSecond.isFinite, maxTraceSteps > 0 else {
             throw ValidationError("limits must be positive")
         }
@@ -88,6 +89,7 @@ struct ServeCommand: ParsableCommand {
         settings.compilesPerSecond = compilesPerSecond
         settings.compileCacheEntries = cacheEntries
         settings.maxFramesInFlight = maxFramesInFlight
+        settings.maxSpectators = maxSpectators
         settings.workerThreads = workers
         settings.renderThreadsPerFrame = renderThreads
         settings.maxFrameWork = maxFrameWork

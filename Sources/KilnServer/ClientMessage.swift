@@ -31,6 +31,12 @@ public enum ClientMessage: Sendable {
     case heatmap(time: Double?)
     /// `share`: store this state (the message's `state` object, as JSON) as a permalink.
     case share(state: Data)
+    /// `watch`: make (or repeat) this session's read-only link for spectators.
+    case watch
+    /// `spectate`: turn this connection into a spectator of the session with `token`.
+    case spectate(token: String)
+    /// `cursor`: the editor's cursor line, shown to spectators.
+    case cursor(line: Int)
     /// `scene.set`, `layer.add`, `layer.update`, `layer.remove`.
     case scene(SceneEdit)
 }
@@ -159,6 +165,15 @@ private struct MessageDecoder {
             }
             return .share(state: data)
         case "scene.set", "layer.add", "layer.update", "layer.remove": return .scene(try sceneEdit(type))
+        case "watch": return .watch
+        case "spectate":
+            guard let token = try string("token"), !token.isEmpty else { throw ProtocolError(.badRequest, "spectate needs \"token\"") }
+            return .spectate(token: token)
+        case "cursor":
+            guard let raw = object["line"], let line = raw as? Int, !JSON.isBoolean(raw), line >= 1 else {
+                throw ProtocolError(.badRequest, "\"line\" must be a line number (1 or more)")
+            }
+            return .cursor(line: line)
         default: throw ProtocolError(.unknownType, "unknown message type \"\(type)\"")
         }
     }

@@ -19,6 +19,10 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case badScene = "bad_scene"
     /// The server cannot do it now: `share` without storage, or the database failing.
     case unavailable = "unavailable"
+    /// `spectate` with a token no live session has (it ended, or never existed).
+    case notFound = "not_found"
+    /// An editing message from a spectator: a watching connection cannot edit.
+    case readOnly = "read_only"
 }
 
 /// A request the server refuses: the code, a message for a person, and for scene errors

@@ -193,6 +193,7 @@ extension KilnService {
             } else {
                 metrics.increment("kiln_frames_dropped_total")
             }
+            sendFrameToSpectators(of: session, header, payload)
         } catch {
             // Cancelled while rendering, or while its content was made (a closed session
             // gets no new content): nobody is waiting for this frame or its error.

@@ -49,6 +49,8 @@ extension KilnService {
             workers.submit(.urgent) { [self] in request.respond(shareResponse(request)) }
         case ("GET", let path) where path.hasPrefix("/s/"):
             workers.submit(.urgent) { [self] in request.respond(sharedStateResponse(request, id: String(path.dropFirst(3)))) }
+        case ("GET", let path) where path.hasPrefix("/w/"):
+            request.respond(watchPageResponse(token: String(path.dropFirst(3))))
         case ("GET", let path) where path.hasPrefix("/history/"):
             workers.submit(.urgent) { [self] in request.respond(historyResponse(path)) }
         case ("GET", let path) where path.hasPrefix("/content/"):
@@ -74,7 +76,7 @@ extension KilnService {
         case "/compile", "/render", "/check", "/share": return ["POST"]
         case "/healthz", "/metrics", "/shaders", "/shaders/", "/scenes", "/scenes/": return ["GET", "HEAD"]
         case _ where path.hasPrefix("/shaders/") || path.hasPrefix("/scenes/") || path.hasPrefix("/s/")
-                || path.hasPrefix("/content/") || path.hasPrefix("/history/"): return ["GET", "HEAD"]
+                || path.hasPrefix("/w/") || path.hasPrefix("/content/") || path.hasPrefix("/history/"): return ["GET", "HEAD"]
         default: return []
         }
     }

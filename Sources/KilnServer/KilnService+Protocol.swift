@@ -17,8 +17,20 @@ extension KilnService {
             return
         }
         let id = request.id
+        session.lock.lock()
+        let spectator = session.isSpectator
+        session.lock.unlock()
+        if spectator {
+            switch request.message {
+            case .ping, .spectate: break
+            default:
+                sendError(session, id: id, ProtocolError(.readOnly, "this connection watches a live session and cannot change it; open the page without /w/ to edit a copy"))
+                return
+            }
+        }
         switch request.message {
         case .compile(let files, let searchPaths, let client):
+            noteEditorSource(files, session: session)
             requestCompile(PendingCompile(files: files, searchPaths: searchPaths, id: id, seed: false, client: client), session: session)
         case .seedCompile(let file): requestCompile(PendingCompile(files: [file], id: nil, seed: true), session: session)
         case .previewStart(let change): changePreview(change, session: session, id: id, start: true)
@@ -49,6 +61,9 @@ extension KilnService {
                 }
             }
         case .scene(let edit): enqueueSceneEdit(edit, session: session, id: id)
+        case .watch: startWatch(session, id: id)
+        case .spectate(let token): spectate(session, token: token, id: id)
+        case .cursor(let line): noteCursor(line, session: session)
         }
     }
 
@@ -199,6 +214,10 @@ extension KilnService {
         session.preview = preview
         session.renderFailed = false
         session.nextFrameDue = 0
+        if !session.spectators.isEmpty {
+            let state = Self.previewState(preview)
+            DispatchQueue.global().async { [self] in tellSpectators(of: session, state) }
+        }
         if start {
             send(session, .previewStarted(id: id, function: preview.function, width: preview.width, height: preview.height, fps: preview.fps))
         }

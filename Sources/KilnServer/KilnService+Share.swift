@@ -60,11 +60,16 @@ extension KilnService {
             return HTTPResponse(status: 200, contentType: "application/json", headers: [("Cache-Control", "public, max-age=31536000, immutable")],
                                 body: state)
         }
+        return pageResponse()
+    }
+
+    /// The page itself at a deeper path (`/s/<id>`, `/w/<token>`): its relative URLs
+    /// (app.js, style.css) would resolve against that folder, so a `<base>` points them at /.
+    func pageResponse() -> HTTPResponse {
         guard let directory = settings.publicDirectory,
               let page = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent("index.html")) else {
             return .text(404, "this server serves no page (--public-directory)\n")
         }
-        // The page's relative URLs (app.js, style.css) resolve against /s/: point them at /.
         var html = String(decoding: page, as: UTF8.self)
         html = html.replacingOccurrences(of: "<head>", with: "<head>\n  <base href=\"/\">")
         return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", headers: [], body: Array(html.utf8))

@@ -29,6 +29,8 @@ public final class KilnService: @unchecked Sendable {
     var connectionSessions: [Int: Int] = [:]
     /// Round-robin order of sessions for frame scheduling.
     var scheduleOrder: [Int] = []
+    /// Live sessions by watch token (`KilnService+Watch.swift`), guarded by `sessionsLock`.
+    var watchTokens: [String: LiveSession] = [:]
     var schedulerThread: Thread?
     let schedulerWake = NSCondition()
     var stopping = false
@@ -51,7 +53,7 @@ public final class KilnService: @unchecked Sendable {
     public func start() throws {
         var transport = settings.transport
         transport.staticDirectory = settings.publicDirectory
-        transport.httpRoutes = ["/compile", "/render", "/check", "/share", "/s", "/content", "/history", "/shaders", "/scenes",
+        transport.httpRoutes = ["/compile", "/render", "/check", "/share", "/s", "/w", "/content", "/history", "/shaders", "/scenes",
                                 "/healthz", "/metrics"]
         let server = WebSocketServer(configuration: transport, delegate: self)
         try server.start()
@@ -122,10 +124,11 @@ public final class KilnService: @unchecked Sendable {
             closing.lock.unlock()
             _ = contentMemory.set(closing, bytes: 0)
         }
-        sessions[id] = nil
+        let closed = sessions.removeValue(forKey: id)
         scheduleOrder.removeAll { $0 == id }
         let count = sessions.count
         sessionsLock.unlock()
+        if let closed { endWatching(closed) }
         metrics.set("kiln_connections", Double(count))
     }
 

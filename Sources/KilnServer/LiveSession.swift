@@ -108,6 +108,17 @@ final class LiveSession: @unchecked Sendable {
     var answeredCompileSequence = 0
     let answerLock = NSLock()
 
+    // Watching (docs/protocol.md "Watching a live session").
+    /// The editor's side: the token spectators join with (`watch`), the sessions watching,
+    /// the newest source it sent (shown to a spectator who joins) and its cursor line.
+    var watchToken: String?
+    var spectators: [LiveSession] = []
+    var watchFiles: [SourceFile] = []
+    var cursorLine: Int?
+    /// The spectator's side: the session it watches. A spectator cannot edit.
+    weak var watched: LiveSession?
+    var isSpectator = false
+
     init(sink: ReplySink, compilesPerSecond: Double, now: Double) {
         self.sink = sink
         self.compileTokens = max(1, compilesPerSecond)

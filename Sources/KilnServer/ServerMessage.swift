@@ -23,6 +23,17 @@ public enum ServerMessage: @unchecked Sendable {
     case shared(id: RequestID?, shareID: String)
     /// After a scene frame: its sequence number and the layer ids drawn for it.
     case sceneRendered(id: RequestID?, sequence: UInt32, drawn: [String], renderMicroseconds: Int)
+    /// The answer to `watch`: the token, the spectators' link (`/w/<token>`) and how many watch.
+    case watching(id: RequestID?, token: String, spectators: Int)
+    /// To the editor whenever a spectator joins or leaves.
+    case spectators(count: Int)
+    /// The answer to `spectate`: what the editor shows now (`WatchState`).
+    case spectating(id: RequestID?, state: [String: Any])
+    /// To spectators when the editor's source, preview settings or cursor line change: the
+    /// fields that changed.
+    case watchState([String: Any])
+    /// To spectators when the session they watch ended.
+    case watchEnded
     case error(id: RequestID?, ProtocolError)
 
     /// The message's `type` field.
@@ -39,6 +50,11 @@ public enum ServerMessage: @unchecked Sendable {
         case .heatmap: "heatmap"
         case .shared: "shared"
         case .sceneRendered: "scene.rendered"
+        case .watching: "watching"
+        case .spectators: "spectators"
+        case .spectating: "spectating"
+        case .watchState: "watch.state"
+        case .watchEnded: "watch.ended"
         case .error: "error"
         }
     }
@@ -70,6 +86,17 @@ public enum ServerMessage: @unchecked Sendable {
             object = ["id": Self.echo(id), "slot": slot.rawValue, "width": width, "height": height]
         case .sceneRendered(let id, let sequence, let drawn, let renderMicroseconds):
             object = ["id": Self.echo(id), "sequence": Int(sequence), "drawn": drawn, "renderMicroseconds": renderMicroseconds]
+        case .watching(let id, let token, let spectators):
+            object = ["id": Self.echo(id), "token": token, "url": "/w/\(token)", "spectators": spectators]
+        case .spectators(let count):
+            object = ["count": count]
+        case .spectating(let id, let state):
+            object = state
+            object["id"] = Self.echo(id)
+        case .watchState(let state):
+            object = state
+        case .watchEnded:
+            object = [:]
         case .error(let id, let error):
             object = ["code": error.code.rawValue, "message": error.message]
             if let path = error.path { object["path"] = path }

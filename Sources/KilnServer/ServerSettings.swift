@@ -25,6 +25,8 @@ public struct ServerSettings: Sendable {
     public var compileCacheEntries = 256
     /// Frames in flight per session: rendering or queued, not yet written to the socket.
     public var maxFramesInFlight = 2
+    /// Most spectators one live session may have (`--max-spectators`).
+    public var maxSpectators = 100
     /// Worker threads for compiles and renders (0 = one per core).
     public var workerThreads = 0
     /// Most work one frame (a preview frame, a `/render`, one scene layer) may do, in

@@ -1006,3 +1006,58 @@ def test_history_keeps_each_compiled_version(tmp_path):
         assert json.loads(curl(second.http + "/history/other-client-0123456")[1])["versions"] == []
     finally:
         second.stop()
+
+
+# --- watching a live session -------------------------------------------------------------
+
+def test_spectators_watch_a_live_session(server, wave_source):
+    """An editor's watch link: a spectator gets the text, cursor line and the same frames,
+    follows edits, cannot edit; a spectator that never reads does not slow the editor;
+    the link ends with the editor."""
+    async def go():
+        async with websockets.connect(server.ws) as editor:
+            await editor.send(json.dumps({"type": "compile", "source": wave_source}))
+            assert (await next_json(editor, "compiled"))["ok"]
+            await editor.send(json.dumps({"type": "preview.start", "size": [64, 64], "fps": 30}))
+            await next_json(editor, "preview.started")
+            await editor.send(json.dumps({"type": "watch", "id": 1}))
+            watching = await next_json(editor, "watching")
+            token = watching["token"]
+            assert watching["url"] == f"/w/{token}" and watching["spectators"] == 0
+            await editor.send(json.dumps({"type": "cursor", "line": 4}))
+            status, _ = curl(server.http + f"/w/{token}")
+            assert status == 200
+
+            async with websockets.connect(server.ws) as viewer, websockets.connect(server.ws) as stalled:
+                await viewer.send(json.dumps({"type": "spectate", "token": token, "id": 2}))
+                state = await next_json(viewer, "spectating")
+                assert state["files"][0]["text"] == wave_source and state["line"] == 4 and state["size"] == [64, 64]
+                assert (await next_json(editor, "spectators"))["count"] == 1
+                frame = await next_frame(viewer)
+                assert frame["width"] == 64 and len(frame["payload"]) == 64 * 64 * 4
+
+                # A spectator that never reads: the editor's frames keep their rate.
+                await stalled.send(json.dumps({"type": "spectate", "token": token}))
+                assert (await next_json(editor, "spectators"))["count"] == 2
+                started, count = time.time(), 0
+                while time.time() - started < 2:
+                    await next_frame(editor)
+                    count += 1
+                assert count >= 40, f"editor got {count} frames in 2 s with a stalled spectator"
+
+                edited = wave_source.replace("amplitude * sin", "amplitude * 2.0 * sin")
+                await editor.send(json.dumps({"type": "compile", "source": edited}))
+                update = await next_json(viewer, "watch.state")
+                assert update["files"][0]["text"] == edited
+                await viewer.send(json.dumps({"type": "compile", "source": "garbage"}))
+                assert (await next_json(viewer, "error"))["code"] == "read_only"
+            assert (await next_json(editor, "spectators"))["count"] in (0, 1)
+
+            async with websockets.connect(server.ws) as late:
+                await late.send(json.dumps({"type": "spectate", "token": token}))
+                await next_json(late, "spectating")
+                await editor.close()
+                await next_json(late, "watch.ended")
+        status, _ = curl(server.http + f"/w/{token}")
+        assert status == 404
+    run(go())
