@@ -5,6 +5,7 @@
     python3 tools/server_load.py editors --clients 20 --rate 10 --seconds 10
     python3 tools/server_load.py viewers --clients 50 --size 256 --fps 30 --seconds 10
     python3 tools/server_load.py idle --clients 1000
+    python3 tools/server_load.py spectators --clients 50 --size 256 --fps 30 --seconds 10
     python3 tools/server_load.py attack --seconds 10
     python3 tools/server_load.py firstpixels --size 512 --edits 15
 
@@ -231,6 +232,34 @@ async def viewers(args):
           f"per session min {min(per_session):.1f} / median {statistics.median(per_session):.1f} / max {max(per_session):.1f} frames/s")
 
 
+async def spectators(args):
+    """The editor's frame rate alone, then with `--clients` spectators watching it (all
+    reading), each over `--seconds`; and what the spectators got."""
+    async with websockets.connect(args.server.url, max_size=None) as editor:
+        await editor.send(json.dumps({"type": "compile", "source": source(0)[0]}))
+        await editor.send(json.dumps({"type": "preview.start", "size": [args.size, args.size], "fps": args.fps}))
+        await count_frames(editor, 1)                                   # warm up
+        alone = await count_frames(editor, args.seconds) / args.seconds
+        await editor.send(json.dumps({"type": "watch"}))
+        token = None
+        while token is None:
+            message = await editor.recv()
+            if isinstance(message, str) and json.loads(message).get("type") == "watching":
+                token = json.loads(message)["token"]
+        watchers = [await websockets.connect(args.server.url, max_size=None) for _ in range(args.clients)]
+        for ws in watchers:
+            await ws.send(json.dumps({"type": "spectate", "token": token}))
+        await asyncio.gather(count_frames(editor, 1), *(count_frames(ws, 1) for ws in watchers))   # everyone joined
+        counts = await asyncio.gather(count_frames(editor, args.seconds), *(count_frames(ws, args.seconds) for ws in watchers))
+        watched = counts[0] / args.seconds
+        per_watcher = [c / args.seconds for c in counts[1:]]
+        for ws in watchers:
+            await ws.close()
+    print(f"editor at {args.size}²/{args.fps} fps: {alone:.1f} frames/s alone, {watched:.1f} with {args.clients} spectators "
+          f"({100 * (watched - alone) / alone:+.1f} %); spectators min {min(per_watcher):.1f} / median "
+          f"{statistics.median(per_watcher):.1f} / max {max(per_watcher):.1f} frames/s")
+
+
 HEAVY = """[[ stitchable ]] half4 heavy(float2 p) {
     float s = p.x;
     for (int i = 0; i < 50; i++) for (int j = 0; j < 50; j++) for (int k = 0; k < 50; k++) s = s * 0.5 + 1.0;
@@ -314,6 +343,8 @@ def main():
     p = sub.add_parser("viewers"); p.add_argument("--clients", type=int, default=50); p.add_argument("--size", type=int, default=256)
     p.add_argument("--fps", type=float, default=30); p.add_argument("--seconds", type=float, default=10)
     p = sub.add_parser("idle"); p.add_argument("--clients", type=int, default=1000)
+    p = sub.add_parser("spectators"); p.add_argument("--clients", type=int, default=50); p.add_argument("--size", type=int, default=256)
+    p.add_argument("--fps", type=float, default=30); p.add_argument("--seconds", type=float, default=10)
     p = sub.add_parser("attack"); p.add_argument("--seconds", type=float, default=10); p.add_argument("--size", type=int, default=256)
     p.add_argument("--fps", type=float, default=30)
     p = sub.add_parser("firstpixels"); p.add_argument("--size", type=int, default=512); p.add_argument("--edits", type=int, default=15)
@@ -323,7 +354,7 @@ def main():
     args.server = Server(args.url, extra)
     try:
         asyncio.run({"latency": latency, "editors": editors, "viewers": viewers, "idle": idle,
-                     "attack": attack, "firstpixels": first_pixels}[args.command](args))
+                     "attack": attack, "firstpixels": first_pixels, "spectators": spectators}[args.command](args))
     finally:
         args.server.stop()
 

@@ -54,6 +54,7 @@ class Stats:
         self.frames = {}
         self.latencies = []
         self.errors = 0
+        self.drops = []
 
     def take(self):
         frames, latencies = self.frames, self.latencies
@@ -62,8 +63,20 @@ class Stats:
 
 
 async def client(index, url, stats, stop, size):
+    """One editing client; when its connection drops it reconnects, as the page does, and
+    the drop is counted with its close code (a silent 0 fps would hide why)."""
     rng = random.Random(index)
-    step = index * 1000
+    while not stop.is_set():
+        try:
+            await edit_session(index, url, stats, stop, size, rng)
+        except (websockets.ConnectionClosed, OSError) as error:
+            code = getattr(getattr(error, "rcvd", None), "code", None)
+            stats.drops.append(code if code is not None else type(error).__name__)
+            await asyncio.sleep(0.5)
+
+
+async def edit_session(index, url, stats, stop, size, rng):
+    step = index * 1000 + rng.randrange(1000)
     async with websockets.connect(url, max_size=None) as ws:
         text, level = source(step)
         await ws.send(json.dumps({"type": "compile", "source": text}))
@@ -107,7 +120,7 @@ async def soak(args):
     stop = asyncio.Event()
     tasks = [asyncio.create_task(client(i, args.server.url, stats, stop, args.size)) for i in range(args.clients)]
     print(f"{args.clients} clients, {args.size}² previews, {args.minutes} min, every {args.interval} s")
-    print(f"{'minute':>7} {'RSS MiB':>8} {'fps min':>8} {'fps med':>8} {'fps max':>8} {'edits':>6} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6}")
+    print(f"{'minute':>7} {'RSS MiB':>8} {'fps min':>8} {'fps med':>8} {'fps max':>8} {'edits':>6} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'drops':>5}")
     warm = last = None
     end = time.perf_counter() + args.minutes * 60
     started = time.perf_counter()
@@ -121,9 +134,11 @@ async def soak(args):
         p50 = statistics.median(latencies) if latencies else float("nan")
         p99 = percentile(latencies, 99) if latencies else float("nan")
         print(f"{(time.perf_counter() - started) / 60:7.1f} {rss:8.0f} {min(rates):8.1f} {statistics.median(rates):8.1f} "
-              f"{max(rates):8.1f} {len(latencies):6d} {p50:7.1f} {p99:7.1f} {stats.errors:6d}", flush=True)
+              f"{max(rates):8.1f} {len(latencies):6d} {p50:7.1f} {p99:7.1f} {stats.errors:6d} {len(stats.drops):5d}", flush=True)
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
+    if stats.drops:
+        print(f"connections dropped and reconnected: {len(stats.drops)} (close codes / errors: {sorted(set(map(str, stats.drops)))})")
     if warm:
         print(f"RSS after warm-up {warm:.0f} MiB, at the last interval {last:.0f} MiB: drift {100 * (last - warm) / warm:+.1f} %")
 
