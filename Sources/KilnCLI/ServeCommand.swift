@@ -50,6 +50,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Folder of the permalink database (kiln.sqlite, created on first run); \"none\" turns sharing off.") var dataDirectory = "kiln-data"
     @Option(help: "Largest shared state (sources and settings) in bytes.") var maxShareBytes = StorageLimits().maxStateBytes
     @Option(help: "Largest shared content image in bytes.") var maxShareContentBytes = StorageLimits().maxContentBytes
+    @Option(help: "Most versions one page's history keeps; older ones are forgotten.") var maxHistoryVersions = StorageLimits().maxVersionsPerClient
     @Flag(help: "Print libwebsockets' errors and warnings.") var verbose = false
 
     func validate() throws {
@@ -58,7 +59,7 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--max-preview-side must be 1...\(ServerSettings.absoluteMaxPreviewSide)")
         }
         guard shutdownGrace >= 0, shutdownGrace.isFinite else { throw ValidationError("--shutdown-grace must be a number of seconds ≥ 0") }
-        guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, maxSpectators > 0, cacheEntries > 0, maxQueuedBytes > 0,
+        guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, maxSpectators > 0, maxHistoryVersions > 0, cacheEntries > 0, maxQueuedBytes > 0,
               compilesPerSecond > 0, compilesPerSecond.isFinite, maxTraceSteps > 0 else {
             throw ValidationError("limits must be positive")
         }
@@ -110,6 +111,7 @@ struct ServeCommand: ParsableCommand {
             var limits = StorageLimits()
             limits.maxStateBytes = maxShareBytes
             limits.maxContentBytes = maxShareContentBytes
+            limits.maxVersionsPerClient = maxHistoryVersions
             do { store = try SQLiteShareStore(directory: dataDirectory, limits: limits) } catch {
                 throw CommandFailure("cannot open the permalink database in \(dataDirectory): \(error) (--data-directory DIR, or none)")
             }

@@ -108,8 +108,23 @@ public final class SQLiteShareStore: ShareStore, @unchecked Sendable {
                 INSERT INTO version (client, sha256, first, last) VALUES (?, ?, ?, ?)
                 ON CONFLICT(client, sha256) DO UPDATE SET last = excluded.last
                 """, arguments: [client, hash, time, time])
+            try pruneVersions(db, client: client)
         }
         return hash
+    }
+
+    /// Forgets the client's least recently compiled versions past the quota, and the files
+    /// of those no other client's history holds (version files are JSON; uploads, the other
+    /// content, are PNGs, so a hash is never both).
+    private func pruneVersions(_ db: Database, client: String) throws {
+        let stale = try String.fetchAll(db, sql: """
+            SELECT sha256 FROM version WHERE client = ? ORDER BY last DESC, sha256 LIMIT -1 OFFSET ?
+            """, arguments: [client, max(1, limits.maxVersionsPerClient)])
+        for hash in stale {
+            try db.execute(sql: "DELETE FROM version WHERE client = ? AND sha256 = ?", arguments: [client, hash])
+            try db.execute(sql: "DELETE FROM content WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM version WHERE sha256 = ?)",
+                           arguments: [hash, hash])
+        }
     }
 
     public func versions(client: String, limit: Int) throws -> [Version] {

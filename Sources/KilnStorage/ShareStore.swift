@@ -17,7 +17,8 @@ public protocol ShareStore: AnyObject, Sendable {
     /// Counts, for `/metrics` and tests.
     func counts() throws -> (states: Int, contents: Int)
     /// Keeps a version that compiled for `client` (the page's random id): its files (JSON
-    /// bytes) stored once by hash, with when it first and last compiled. Returns the hash.
+    /// bytes) stored once by hash, with when it first and last compiled; the client's
+    /// oldest versions past `StorageLimits.maxVersionsPerClient` are forgotten. Returns the hash.
     func saveVersion(client: String, files: [UInt8], time: Double) throws -> String
     /// The client's versions, the most recently compiled first, at most `limit`.
     func versions(client: String, limit: Int) throws -> [Version]
@@ -52,6 +53,10 @@ public struct StorageLimits: Sendable {
     public var maxStateBytes = 1 << 20
     /// Largest content image, in bytes.
     public var maxContentBytes = 16 << 20
+    /// Most versions one client's history keeps (`--max-history-versions`): past it the
+    /// least recently compiled go, with their files — a page compiling on every keystroke
+    /// for days (or a script) cannot grow the database without bound.
+    public var maxVersionsPerClient = 500
     public init() {}
 }
 

@@ -84,6 +84,26 @@ import Testing
         #expect(throws: StorageError.self) { _ = try store.saveVersion(client: "' OR 1=1", files: Self.state(4), time: 50) }
     }
 
+    /// A history keeps the newest `maxVersionsPerClient`; the files of forgotten versions go
+    /// too, unless another client's history still holds them.
+    @Test(arguments: stores) func historyIsBoundedPerClient(_ kind: String) throws {
+        var limits = StorageLimits()
+        limits.maxVersionsPerClient = 3
+        let store = try Self.make(kind, limits: limits)
+        let client = "c_lient-0123456789ab", other = "another-client-id-123"
+        _ = try store.saveVersion(client: other, files: Self.state(1), time: 1)
+        for n in 1...6 { _ = try store.saveVersion(client: client, files: Self.state(n), time: Double(10 + n)) }
+        let kept = try store.versions(client: client, limit: 10)
+        #expect(kept.map(\.sha256) == [6, 5, 4].map { ContentID.sha256Hex(Self.state($0)) })
+        #expect(try store.loadContent(hash: ContentID.sha256Hex(Self.state(2))) == nil)          // forgotten with its version
+        #expect(try store.loadContent(hash: ContentID.sha256Hex(Self.state(1))) == Self.state(1)) // the other client's
+        #expect(try store.versions(client: other, limit: 10).count == 1)
+        // Compiling an old version again makes it the newest: it is kept, the oldest goes.
+        _ = try store.saveVersion(client: client, files: Self.state(4), time: 30)
+        _ = try store.saveVersion(client: client, files: Self.state(7), time: 31)
+        #expect(try store.versions(client: client, limit: 10).map(\.sha256) == [7, 4, 6].map { ContentID.sha256Hex(Self.state($0)) })
+    }
+
     /// 1,000 shares from 50 threads at once: every one readable, none lost.
     @Test(arguments: stores) func concurrentSharesAreAllKept(_ kind: String) throws {
         let store = try Self.make(kind)
