@@ -26,7 +26,13 @@ public struct Texture: Sendable {
     /// `texwrite` stores into it, in place, so every executor bound to it sees the same
     /// texels; `withTexels` reads what was written.
     public static func target(width: Int, height: Int) -> Texture {
-        Texture(width: width, height: height, pixels: [])
+        Texture(width: width, height: height, storage: TexelStorage(width: width, height: height, pixels: [], writable: true))
+    }
+
+    private init(width: Int, height: Int, storage: TexelStorage) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        self.storage = storage
     }
 
     /// Calls `body` with the current texels (`width × height × 4` floats), including what
@@ -44,19 +50,39 @@ final class TexelStorage: @unchecked Sendable {
     let texels: UnsafeMutablePointer<Float>
     /// Floats of image data (the zero texel follows at `texels + count`).
     let count: Int
+    /// Every texel is finite and none is −0, and nothing will write them (not a kernel's
+    /// target). Then bilinear filtering with both weights +0 returns the top-left texel's
+    /// bits exactly — `a + (b − a)·0 = a` — so a batch sampled at texel centres may read
+    /// texels directly (`TextureView.sampleLanes`). Content from PNGs always is.
+    let plain: Bool
 
-    init(width: Int, height: Int, pixels: [Float]) {
+    init(width: Int, height: Int, pixels: [Float], writable: Bool = false) {
         // Sizes come from callers; multiply without trapping and refuse absurd sizes.
         let (area, o1) = width.multipliedReportingOverflow(by: height)
         let (floats, o2) = area.multipliedReportingOverflow(by: 4)
-        count = (o1 || o2) ? 0 : floats
-        texels = .allocate(capacity: count + 4)
+        let count = (o1 || o2) ? 0 : floats
+        let texels = UnsafeMutablePointer<Float>.allocate(capacity: count + 4)
         texels.initialize(repeating: 0, count: count + 4)
         pixels.withUnsafeBufferPointer { source in
             if let base = source.baseAddress {
                 texels.update(from: base, count: min(count, source.count))
             }
         }
+        self.count = count
+        self.texels = texels
+        plain = !writable && Self.allPlain(texels, count)
+    }
+
+    /// True when no value is ±∞, NaN or −0 (a max reduction the optimizer vectorizes).
+    private static func allPlain(_ texels: UnsafeMutablePointer<Float>, _ count: Int) -> Bool {
+        let bits = UnsafeMutableRawPointer(texels).assumingMemoryBound(to: UInt32.self)
+        var bad: UInt32 = 0
+        for index in 0..<count {
+            let v = bits[index]
+            let special: UInt32 = (v & 0x7F80_0000) == 0x7F80_0000 || v == 0x8000_0000 ? 1 : 0
+            bad = max(bad, special)
+        }
+        return bad == 0
     }
 
     deinit { texels.deallocate() }

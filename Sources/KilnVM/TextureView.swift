@@ -8,12 +8,15 @@ struct TextureView {
     var zero: UnsafePointer<Float>
     var width: Int
     var height: Int
+    /// `TexelStorage.plain`: texel-centred bilinear taps may read texels directly.
+    var plain: Bool
 
     init(_ texture: Texture) {
         texels = UnsafePointer(texture.storage.texels)
         zero = texels + texture.storage.count
         width = texture.width
         height = texture.height
+        plain = texture.storage.plain
     }
 
     /// Maps an index along an axis of `size` texels by the address mode; -1 means "outside".
@@ -157,6 +160,7 @@ extension TextureView {
         // binary64, two lanes per SSE register). For |q| < 2²² the integral ⌊q⌋ converts
         // exactly in binary32: adding 1.5·2²³ puts it in the low mantissa bits. Lanes beyond
         // that (or NaN/∞) are rare: marked 3, pass 2 redoes them with the general conversion.
+        var largestWeight: UInt32 = 0, largestKind: UInt32 = 0
         for l in 0..<laneCount {
             let qx = Float(bitPattern: x[l]) * scaleX - 0.5, qy = Float(bitPattern: y[l]) * scaleY - 0.5
             let fx = KilnMath.floor(qx), fy = KilnMath.floor(qy)
@@ -169,8 +173,23 @@ extension TextureView {
             let small = qx.magnitude < Self.smallIndexLimit && qy.magnitude < Self.smallIndexLimit
             let interior = i0 >= 0 && j0 >= 0 && i0 < lastColumn && j0 < lastRow
             kind[l] = small ? (interior ? 1 : 2) : 3
+            largestWeight = max(largestWeight, weightX[l] | weightY[l])
+            largestKind = max(largestKind, kind[l])
         }
         let rowFloats = width &* 4
+        if plain && largestWeight == 0 && largestKind == 1 {
+            // Every lane at a texel centre, inside: both weights are +0 and the texels are
+            // plain, so the filter returns the top-left texel's bits — read them. (Integer
+            // offsets from `position` — blurs, edge detection, layer9 — land here.)
+            for l in 0..<laneCount {
+                let p = texels + (Int(Int32(bitPattern: row[l])) &* width &+ Int(Int32(bitPattern: column[l]))) &* 4
+                r[l] = p[0].bitPattern
+                g[l] = p[1].bitPattern
+                b[l] = p[2].bitPattern
+                alpha[l] = p[3].bitPattern
+            }
+            return
+        }
         let address = (mode >> 2) & 3
         for l in 0..<laneCount {
             let wx = Float(bitPattern: weightX[l]), wy = Float(bitPattern: weightY[l])

@@ -47,6 +47,36 @@ import Testing
         }
     }
 
+    /// A whole batch at texel centres inside the image takes the direct-read path when the
+    /// texels are plain; with −0, ∞ or NaN texels (or a kernel's target) it must not, since
+    /// the filter's `(b − a)·0` is then not 0. Either way: the per-lane bits.
+    @Test(arguments: [Float(0), -0.0, .infinity, .nan])
+    func texelCentredBatchesEqualPerLaneSampling(_ special: Float) {
+        var random = SeededRandom(seed: 11)
+        let width = 20, height = 20
+        var pixels = (0..<(width * height * 4)).map { _ in Float(random.below(1000)) / 999 }
+        for index in stride(from: 0, to: pixels.count, by: 7) where special.bitPattern != 0 { pixels[index] = special }
+        let texture = Texture(width: width, height: height, pixels: pixels)
+        #expect(texture.storage.plain == (special.bitPattern == 0))
+        #expect(!Texture.target(width: 4, height: 4).storage.plain)
+        var xs = [Float](repeating: 0, count: laneCount), ys = xs
+        var output = [Float](repeating: 0, count: 4 * laneCount)
+        for mode in [SampleMode.layer, SampleMode(normalized: false, linear: true, address: .clampToEdge)] {
+            for _ in 0..<20 {
+                for lane in 0..<laneCount {
+                    xs[lane] = Float(1 + random.below(width - 2)) + 0.5
+                    ys[lane] = Float(1 + random.below(height - 2)) + 0.5
+                }
+                Sampling.sampleLanes(texture, xs: xs, ys: ys, mode: mode, into: &output)
+                for lane in 0..<laneCount {
+                    let one = Sampling.sample(texture, x: xs[lane], y: ys[lane], mode: mode)
+                    let batch = (output[lane], output[laneCount + lane], output[2 * laneCount + lane], output[3 * laneCount + lane])
+                    #expect([one.0, one.1, one.2, one.3].map(\.bitPattern) == [batch.0, batch.1, batch.2, batch.3].map(\.bitPattern))
+                }
+            }
+        }
+    }
+
     @Test func rowReadsEqualTexelReads() {
         var output = [Float](repeating: 0, count: 4 * laneCount)
         for (x0, y, count) in [(0, 0, 13), (5, 3, 64), (-3, 2, 10), (10, 8, 3), (0, -1, 5), (0, 9, 5), (20, 1, 4)] {
