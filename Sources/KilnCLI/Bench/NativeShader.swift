@@ -29,15 +29,14 @@ enum NativeMath {
         output[offset + 3] = byte(a)
     }
 
-    /// sin, cos and exp as Kiln defines them: correctly rounded binary32 (docs/vm.md). The
-    /// platform's `sinf`/`cosf`/`expf` are only faithful (≤ 1 ulp), and a 1-ulp difference
-    /// matters: melt's `fract(sin(…) · 43758.5453)` multiplies it by 4·10⁴, which moved a
-    /// column's melt offset by a fraction of a pixel (up to 18 levels from the VM on the
-    /// content's stripe edges). Evaluating in binary64 and rounding once gives the correctly
-    /// rounded value unless the binary64 result lies within ≈ 2⁻²⁹ ulp of a midpoint.
-    @inline(__always) static func sin(_ x: Float) -> Float { Float(Foundation.sin(Double(x))) }
-    @inline(__always) static func cos(_ x: Float) -> Float { Float(Foundation.cos(Double(x))) }
-    @inline(__always) static func exp(_ x: Float) -> Float { Float(Foundation.exp(Double(x))) }
+    /// sin, cos and exp as Kiln defines them: a shader's plain calls are binary32
+    /// polynomials (docs/vm.md "Two precisions"), and the platform's `sinf` differs from
+    /// them by an ulp here and there — which matters: melt's `fract(sin(…) · 43758.5453)`
+    /// multiplies it by 4·10⁴ and moves a column's melt edge by a pixel. `ShaderMath` is
+    /// the VM's own functions, so the reference and the VM agree to the bit.
+    @inline(__always) static func sin(_ x: Float) -> Float { ShaderMath.sin(x) }
+    @inline(__always) static func cos(_ x: Float) -> Float { ShaderMath.cos(x) }
+    @inline(__always) static func exp(_ x: Float) -> Float { ShaderMath.exp(x) }
 
     /// MSL `fract`: `x − ⌊x⌋`, kept below 1.
     @inline(__always) static func fract(_ x: Float) -> Float {
