@@ -47,6 +47,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "After an edit of a slow shader, first send a coarse frame (every k-th pixel) estimated to take at most this many seconds; 0 turns coarse frames off.") var coarseFrameSeconds = 0.001
     @Option(help: "Bytes all sessions together may keep in content images (uploads, built-in content); past it new images are refused.") var maxContentBytes = 8 << 30
     @Option(help: "Seconds SIGTERM/SIGINT waits for running compiles and renders before exiting anyway (a second signal exits at once).") var shutdownGrace = 2.0
+    @Option(help: "Seconds between SIGTERM/SIGINT and closing the connections, while /healthz answers 503 and new connections are refused (for a load balancer to move traffic away).") var drainSeconds = 0.0
     @Option(help: "Folder of the permalink database (kiln.sqlite, created on first run); \"none\" turns sharing off.") var dataDirectory = "kiln-data"
     @Option(help: "Largest shared state (sources and settings) in bytes.") var maxShareBytes = StorageLimits().maxStateBytes
     @Option(help: "Largest shared content image in bytes.") var maxShareContentBytes = StorageLimits().maxContentBytes
@@ -59,6 +60,9 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--max-preview-side must be 1...\(ServerSettings.absoluteMaxPreviewSide)")
         }
         guard shutdownGrace >= 0, shutdownGrace.isFinite else { throw ValidationError("--shutdown-grace must be a number of seconds ≥ 0") }
+        guard drainSeconds >= 0, drainSeconds.isFinite, drainSeconds <= 3600 else {
+            throw ValidationError("--drain-seconds must be a number of seconds, 0…3600")
+        }
         guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, maxSpectators > 0, maxHistoryVersions > 0, cacheEntries > 0, maxQueuedBytes > 0,
               compilesPerSecond > 0, compilesPerSecond.isFinite, maxTraceSteps > 0 else {
             throw ValidationError("limits must be positive")
@@ -121,7 +125,13 @@ struct ServeCommand: ParsableCommand {
         do { try service.start() } catch { throw CommandFailure("\(error)") }
         let scheme = tlsCert == nil ? "http" : "https"
         Console.current.line("kiln serve: listening on \(scheme)://\(host):\(service.port)/ (WebSocket on the same port)")
-        ShutdownSignals.wait(grace: shutdownGrace)
+        ShutdownSignals.wait(grace: drainSeconds + shutdownGrace)
+        if drainSeconds > 0 {
+            service.beginDraining()
+            Console.current.line("kiln serve: draining for \(drainSeconds) s (/healthz answers 503; a second signal exits now)")
+            let end = Date().addingTimeInterval(drainSeconds)
+            while Date() < end && service.sessionCount > 0 { Thread.sleep(forTimeInterval: 0.05) }
+        }
         Console.current.line("kiln serve: shutting down")
         service.stop()
         Console.current.line("kiln serve: stopped; live sessions: \(WebSocketConnection.liveObjects)")
@@ -132,10 +142,10 @@ struct ServeCommand: ParsableCommand {
 /// would not wake the service thread's poll. Kept out of `main.swift` so the handlers are
 /// not inferred to be main-actor isolated (which traps when they run on the queue).
 ///
-/// A graceful stop closes every client and joins the workers, which finish the job they
-/// are running. A compile or frame can take long (a heavy shader at 2048²), so the stop is
-/// bounded: `grace` seconds after the signal the process exits regardless, and a second
-/// signal exits at once.
+/// A graceful stop (after the drain, if any) closes every client and joins the workers,
+/// which finish the job they are running. A compile or frame can take long (a heavy shader
+/// at 2048²), so the stop is bounded: `grace` seconds after the signal (the drain included)
+/// the process exits regardless, and a second signal exits at once.
 enum ShutdownSignals {
     static func wait(grace: Double) {
         let queue = DispatchQueue(label: "kiln.signals")

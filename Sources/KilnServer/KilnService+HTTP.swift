@@ -21,7 +21,7 @@ extension KilnService {
         }
         let method = request.method == "HEAD" ? "GET" : request.method
         if request.path == "/healthz" {
-            request.respond(.text(200, "ok\n"))
+            request.respond(isDraining ? .text(503, "draining\n") : .text(200, "ok\n"))
             return
         }
         guard originAllowed(request.headers), hostAllowed(request.headers) else {

@@ -6,6 +6,8 @@ import KilnWebSockets
 extension KilnService: WebSocketServerDelegate {
     public func shouldAcceptWebSocket(path: String, query: [String: String], headers: [String: String]) -> Int? {
         guard path == "/" || path == "/live" else { return 404 }
+        // Draining (SIGTERM with --drain-seconds): new sessions belong on another instance.
+        if isDraining { return 503 }
         if !authorized(query: query, headers: headers) { return 401 }
         if !originAllowed(headers) || !hostAllowed(headers) { return 403 }
         return nil

@@ -34,6 +34,8 @@ public final class KilnService: @unchecked Sendable {
     var schedulerThread: Thread?
     let schedulerWake = NSCondition()
     var stopping = false
+    /// Set by `beginDraining` (guarded by `sessionsLock`).
+    var drainingFlag = false
 
     public init(settings: ServerSettings, renderer: PreviewRenderer, store: ShareStore? = nil) {
         self.store = store
@@ -75,6 +77,23 @@ public final class KilnService: @unchecked Sendable {
     public var port: Int { server?.port ?? 0 }
 
     /// Graceful stop: close 1001 to every client, finish, join the threads.
+    /// Starts draining before a stop: `/healthz` answers 503 `draining` (a load balancer's
+    /// health check takes the instance out) and new WebSocket connections are refused with
+    /// 503, while the sessions already open keep working until `stop` closes them with
+    /// 1001 — after which the page reconnects, through the balancer, to another instance.
+    public func beginDraining() {
+        sessionsLock.lock()
+        drainingFlag = true
+        sessionsLock.unlock()
+        metrics.set("kiln_draining", 1)
+    }
+
+    /// True once `beginDraining` was called.
+    public var isDraining: Bool {
+        sessionsLock.lock(); defer { sessionsLock.unlock() }
+        return drainingFlag
+    }
+
     public func stop() {
         schedulerWake.lock()
         stopping = true

@@ -227,7 +227,8 @@ extension WebSocketServer {
             reason = "too many connections (maxConnections = \(configuration.maxConnections))"
         } else if let refusal = delegate?.shouldAcceptWebSocket(path: path, query: queryArguments(wsi), headers: commonHeaders(wsi)) {
             status = refusal
-            reason = [401: "missing or wrong token", 403: "origin not allowed", 404: "no WebSocket endpoint here"][refusal] ?? "refused"
+            reason = [401: "missing or wrong token", 403: "origin not allowed", 404: "no WebSocket endpoint here",
+                      503: "not accepting new connections (the server is draining)"][refusal] ?? "refused"
         }
         guard let status else { return 0 }
         // Written by hand: lws_return_http_status answers an upgrade request with an

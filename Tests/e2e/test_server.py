@@ -555,6 +555,39 @@ def test_shutdown_sends_1001_and_exits_quickly():
     assert "live sessions: 0" in output
 
 
+def test_sigterm_drains_before_closing(wave_source):
+    """With --drain-seconds, SIGTERM first takes the instance out of a load balancer:
+    /healthz answers 503 and new connections are refused, while open sessions keep their
+    frames; then they are closed with 1001 (the page reconnects elsewhere) and it exits."""
+    server = KilnServer("--drain-seconds", "2").start()
+
+    async def go():
+        async with websockets.connect(server.ws) as ws:
+            await ws.send(json.dumps({"type": "compile", "source": wave_source}))
+            await ws.send(json.dumps({"type": "preview.start", "size": [32, 32], "fps": 30}))
+            await next_frame(ws)
+            assert curl(server.http + "/healthz") == (200, b"ok\n")
+            started = time.time()
+            server.process.send_signal(signal.SIGTERM)
+            await asyncio.sleep(0.3)
+            assert curl(server.http + "/healthz") == (503, b"draining\n")
+            with pytest.raises(InvalidStatus) as refused:
+                await websockets.connect(server.ws)
+            assert refused.value.response.status_code == 503
+            await next_frame(ws)                              # the open session still streams
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    await asyncio.wait_for(ws.recv(), timeout=5)
+            assert closed.value.rcvd.code == 1001
+            assert 1.5 < time.time() - started < 4
+            return started
+
+    started = run(go())
+    assert server.process.wait(timeout=5) == 0
+    assert time.time() - started < 5.5
+    assert "draining for 2.0 s" in server.process.stdout.read().decode()
+
+
 HEAVY_SHADER = """
 [[ stitchable ]] half4 heavy(float2 p) {
     float s = p.x;
