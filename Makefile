@@ -32,7 +32,7 @@ TRIANGLE     := 0,0.8,0,1,1,0,0,1,-0.8,-0.7,0,1,0,1,0,1,0.8,-0.7,0,1,0,0,1,1
 # Debian packages: headers for libwebsockets / OpenSSL / libpng, and pkg-config.
 DEB_PACKAGES := libwebsockets-dev libssl-dev libpng-dev libsqlite3-dev pkg-config
 # What the end-to-end tests drive Kiln with: curl, openssl (test certificates), headless Chromium.
-E2E_PACKAGES := curl openssl chromium chromium-driver
+E2E_PACKAGES := curl openssl chromium chromium-driver haproxy
 # Python clients of the end-to-end tests (nobody here wrote them).
 PY_PACKAGES  := pytest websockets selenium
 # `make run` serves here.

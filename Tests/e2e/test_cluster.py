@@ -1,0 +1,144 @@
+"""Two `kiln serve` instances behind a real HAProxy on loopback (docs/deploy.md), sharing
+one data directory: a permalink made through one opens through the other; SIGTERM on the
+instance holding a session drains it (HAProxy's health check takes it out), closes the
+session with 1001, and the client reconnects through HAProxy to the other instance with
+its text; the history compiled before the move is still there."""
+import asyncio
+import json
+import pathlib
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+import pytest
+import websockets
+from websockets.exceptions import ConnectionClosed
+
+from conftest import KilnServer, free_port
+
+HAPROXY_CONFIG = """
+global
+    maxconn 512
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 30s
+    timeout server 30s
+    timeout tunnel 1h
+    option http-server-close
+frontend kiln
+    bind 127.0.0.1:{port}
+    default_backend instances
+backend instances
+    balance roundrobin
+    option httpchk GET /healthz
+    http-check expect status 200
+    default-server inter 300ms fall 1 rise 1
+    server a 127.0.0.1:{a} check
+    server b 127.0.0.1:{b} check
+"""
+
+SOURCE = """#include <metal_stdlib>
+using namespace metal;
+[[ stitchable ]] half4 tint(float2 position, float time) {
+    return half4(0.25, 0.5 + 0.5 * sin(position.x * 0.1 + time), 0.75, 1);
+}
+"""
+
+
+def http(url, data=None):
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"} if data else {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def connections(server):
+    status, body = http(server.http + "/metrics")
+    for line in body.decode().splitlines():
+        if line.startswith("kiln_connections "):
+            return int(float(line.split()[1]))
+    return 0
+
+
+@pytest.fixture
+def cluster():
+    if not shutil.which("haproxy"):
+        pytest.skip("haproxy is not installed")
+    data = tempfile.mkdtemp(prefix="kiln-cluster-")
+    a = KilnServer("--data-directory", data, "--drain-seconds", "1.5").start()
+    b = KilnServer("--data-directory", data, "--drain-seconds", "1.5").start()
+    port = free_port()
+    config = pathlib.Path(data) / "haproxy.cfg"
+    config.write_text(HAPROXY_CONFIG.format(port=port, a=a.port, b=b.port))
+    proxy = subprocess.Popen(["haproxy", "-db", "-f", str(config)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            if http(url + "/healthz")[0] == 200:
+                break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        proxy.kill()
+        raise RuntimeError("haproxy did not come up: " + proxy.stdout.read().decode())
+    yield a, b, url
+    proxy.send_signal(signal.SIGTERM)
+    proxy.wait(timeout=5)
+    a.stop()
+    b.stop()
+
+
+def test_permalinks_and_history_from_any_instance_and_sessions_move(cluster):
+    a, b, url = cluster
+    # A permalink made through instance a opens through instance b (and through the proxy).
+    status, body = http(a.http + "/share", json.dumps({"source": SOURCE, "function": "tint"}).encode())
+    assert status == 201
+    share = json.loads(body)["id"]
+    status, state = http(b.http + f"/s/{share}?format=json")
+    assert status == 200 and json.loads(state)["source"] == SOURCE
+    assert http(url + f"/s/{share}?format=json")[0] == 200
+
+    client = "cluster-client-0123456789"
+    ws_url = url.replace("http", "ws") + "/"
+
+    async def go():
+        ws = await websockets.connect(ws_url, max_size=None)
+        await ws.send(json.dumps({"type": "compile", "source": SOURCE, "client": client}))
+        await ws.send(json.dumps({"type": "preview.start", "size": [32, 32], "fps": 30}))
+        while not (isinstance(message := await ws.recv(), bytes) and message[:4] == b"KLNF"):
+            pass
+        holder, other = (a, b) if connections(a) == 1 else (b, a)
+        assert connections(holder) == 1 and connections(other) == 0
+        # SIGTERM the instance holding the session: it drains, then closes with 1001.
+        holder.process.send_signal(signal.SIGTERM)
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                await asyncio.wait_for(ws.recv(), timeout=10)
+        assert closed.value.rcvd.code == 1001
+        assert holder.process.wait(timeout=10) == 0
+        # The client reconnects through the proxy — to the other instance — with its text.
+        edited = SOURCE.replace("0.25", "0.5")
+        ws = await websockets.connect(ws_url, max_size=None)
+        await ws.send(json.dumps({"type": "compile", "source": edited, "client": client}))
+        while not (isinstance(message := await ws.recv(), str) and json.loads(message)["type"] == "compiled"):
+            pass
+        assert json.loads(message)["ok"]
+        assert connections(other) == 1
+        await ws.close()
+
+    asyncio.run(go())
+    # The history holds the version compiled on the stopped instance and the one after.
+    deadline = time.time() + 5
+    while True:                                   # the server keeps a version after answering
+        status, body = http(url + f"/history/{client}")
+        if status == 200 and len(json.loads(body)["versions"]) == 2 or time.time() > deadline:
+            break
+        time.sleep(0.1)
+    assert status == 200 and len(json.loads(body)["versions"]) == 2, body
