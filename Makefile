@@ -34,7 +34,7 @@ DEB_PACKAGES := libwebsockets-dev libssl-dev libpng-dev libsqlite3-dev pkg-confi
 # What the end-to-end tests drive Kiln with: curl, openssl (test certificates), headless Chromium.
 E2E_PACKAGES := curl openssl chromium chromium-driver haproxy
 # Python clients of the end-to-end tests (nobody here wrote them).
-PY_PACKAGES  := pytest websockets selenium
+PY_PACKAGES  := pytest websockets selenium pyyaml
 # `make run` serves here.
 PORT         ?= 8080
 # apt-get needs root; use sudo only when we are not root already.
@@ -45,7 +45,7 @@ FUZZ_RUNS    ?= 10000000
 FUZZ_CORPUS  ?= $(FUZZ_BUILD)/corpus
 FUZZ_BUILD   ?= .build-fuzz
 
-.PHONY: help deps e2e-deps build run examples test check-self-contained test-swift test-e2e bench bench-compile bench-server fuzz fuzz-build fuzz-corpus fuzz-long soak clean
+.PHONY: help deps e2e-deps postgres postgres-stop build run examples test check-self-contained test-swift test-e2e bench bench-compile bench-server fuzz fuzz-build fuzz-corpus fuzz-long soak clean
 
 help:
 	@echo "make run            build (release, x86-64-v3; PORTABLE=1 for the baseline) and serve the browser page, the API and the examples on http://localhost:$(PORT)/"
@@ -77,7 +77,7 @@ deps:
 # The end-to-end tests' tools: Debian packages, then Python packages.
 e2e-deps: deps
 	$(call install_missing,$(E2E_PACKAGES))
-	@python3 -c "import pytest, websockets, selenium" 2>/dev/null || python3 -m pip install --quiet $(PY_PACKAGES)
+	@python3 -c "import pytest, websockets, selenium, yaml" 2>/dev/null || python3 -m pip install --quiet $(PY_PACKAGES)
 
 build: deps
 	$(SWIFT) build -c $(CONFIG) --scratch-path $(BUILD_DIR) $(CPU_FLAGS) $(STATIC_FLAGS)
@@ -111,21 +111,30 @@ test: check-self-contained test-swift test-e2e
 check-self-contained:
 	@bash tools/check-self-contained.sh
 
-test-swift: deps
+test-swift: deps postgres
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	KILN_TEST_POSTGRES="$$(bash tools/postgres.sh url)" $(SWIFT) test
+
+# A private PostgreSQL server on loopback (port 55432, trust authentication) for the
+# storage tests and the cluster test: tools/postgres.sh. `make postgres-stop` stops it.
+postgres:
+	$(call install_missing,postgresql)
+	@bash tools/postgres.sh start
+
+postgres-stop:
+	@bash tools/postgres.sh stop
 
 # Real clients (Python websockets, curl, headless Chromium) against a real `kiln serve`.
 # Screenshots of the browser steps land in .build/artifacts/browser/.
 # On x86-64 they also check that the x86-64-v3 release build renders the portable build's
 # bytes (Tests/e2e/test_cpu_level.py; KILN_CPU_BIN).
-test-e2e: e2e-deps
+test-e2e: e2e-deps postgres
 	$(SWIFT) build --product kiln
 ifeq ($(ARCH),x86_64)
 	$(SWIFT) build -c release --product kiln --scratch-path .build-v3 $(V3_FLAGS) $(STATIC_FLAGS)
-	KILN_BIN=$(CURDIR)/.build/debug/kiln KILN_CPU_BIN=$(CURDIR)/.build-v3/release/kiln python3 -m pytest -q Tests/e2e
+	KILN_TEST_POSTGRES="$$(bash tools/postgres.sh url)" KILN_BIN=$(CURDIR)/.build/debug/kiln KILN_CPU_BIN=$(CURDIR)/.build-v3/release/kiln python3 -m pytest -q Tests/e2e
 else
-	KILN_BIN=$(CURDIR)/.build/debug/kiln python3 -m pytest -q Tests/e2e
+	KILN_TEST_POSTGRES="$$(bash tools/postgres.sh url)" KILN_BIN=$(CURDIR)/.build/debug/kiln python3 -m pytest -q Tests/e2e
 endif
 
 bench-server: build

@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // SQLite for permalinks (KilnStorage); links the system libsqlite3 (libsqlite3-dev).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // PostgreSQL for several instances sharing one database (`kiln serve --database postgres://…`).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // C shim over the system libraries (OpenSSL's libcrypto, libpng). No C type leaves
@@ -38,8 +40,9 @@ let package = Package(
         // The only code that touches libwebsockets: HTTP + WebSocket + TLS, no shader knowledge.
         .target(name: "KilnWebSockets", dependencies: ["CKiln"]),
         // What the server keeps: shared states (permalinks) and content by hash, behind one
-        // protocol; SQLite through GRDB. No shader knowledge.
-        .target(name: "KilnStorage", dependencies: ["CKiln", .product(name: "GRDB", package: "GRDB.swift")]),
+        // protocol; SQLite through GRDB, PostgreSQL through PostgresNIO. No shader knowledge.
+        .target(name: "KilnStorage", dependencies: ["CKiln", .product(name: "GRDB", package: "GRDB.swift"),
+                                                    .product(name: "PostgresNIO", package: "postgres-nio")]),
         // Sessions, protocol, compile cache, frame scheduling, limits, metrics.
         .target(name: "KilnServer", dependencies: ["KilnWebSockets", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnVM", "KilnScene", "KilnStorage"]),
         .target(name: "KilnCLI", dependencies: [

@@ -49,6 +49,15 @@ public final class SQLiteShareStore: ShareStore, @unchecked Sendable {
             }
             try db.create(index: "version_by_client", on: "version", columns: ["client", "last"])
         }
+        migrator.registerMigration("v3") { db in
+            // Share quotas: bytes each client address shared on each UTC day.
+            try db.create(table: "quota") { t in
+                t.column("client", .text).notNull()
+                t.column("day", .integer).notNull()
+                t.column("bytes", .integer).notNull()
+                t.primaryKey(["client", "day"])
+            }
+        }
         return migrator
     }
 
@@ -136,6 +145,19 @@ public final class SQLiteShareStore: ShareStore, @unchecked Sendable {
                 """, arguments: [client, max(0, limit)]).map { row in
                 Version(sha256: row["sha256"], firstCompiled: row["first"], lastCompiled: row["last"], bytes: row["bytes"])
             }
+        }
+    }
+
+    public func charge(client: String, bytes: Int, day: Int, limit: Int) throws -> Bool {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM quota WHERE client = ? AND day < ?", arguments: [client, day])
+            let used = try Int.fetchOne(db, sql: "SELECT bytes FROM quota WHERE client = ? AND day = ?", arguments: [client, day]) ?? 0
+            guard bytes >= 0, used + bytes <= limit else { return false }
+            try db.execute(sql: """
+                INSERT INTO quota (client, day, bytes) VALUES (?, ?, ?)
+                ON CONFLICT(client, day) DO UPDATE SET bytes = bytes + excluded.bytes
+                """, arguments: [client, day, bytes])
+            return true
         }
     }
 

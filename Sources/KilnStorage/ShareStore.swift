@@ -22,6 +22,11 @@ public protocol ShareStore: AnyObject, Sendable {
     func saveVersion(client: String, files: [UInt8], time: Double) throws -> String
     /// The client's versions, the most recently compiled first, at most `limit`.
     func versions(client: String, limit: Int) throws -> [Version]
+    /// Counts `bytes` against what `client` (an address) may share on `day` (UTC days since
+    /// 1970): true when they fit under `limit` and are now counted, false when they do not
+    /// (then nothing is counted). The client's earlier days are forgotten. One row per
+    /// client and day, in the database the instances share, so the quota holds across them.
+    func charge(client: String, bytes: Int, day: Int, limit: Int) throws -> Bool
 }
 
 /// One version in a client's history.

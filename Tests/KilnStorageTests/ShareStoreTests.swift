@@ -2,17 +2,24 @@ import Foundation
 import KilnStorage
 import Testing
 
-/// The one suite every `ShareStore` passes (SQLite today; a PostgreSQL store is added by
-/// listing it in `stores`).
+/// The one suite every `ShareStore` passes: SQLite always, PostgreSQL when
+/// `KILN_TEST_POSTGRES` names a server (`make test` starts one with tools/postgres.sh and
+/// sets it; CI runs both).
 @Suite struct ShareStoreTests {
-    /// A fresh store of each kind in its own folder.
-    static let stores: [String] = ["sqlite"]
+    static let postgresURL = ProcessInfo.processInfo.environment["KILN_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
+    static let stores: [String] = ["sqlite"] + (postgresURL == nil ? [] : ["postgres"])
 
-    static func make(_ kind: String, directory: String? = nil, limits: StorageLimits = StorageLimits()) throws -> ShareStore {
-        let folder = directory ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("kiln-store-\(UUID().uuidString)").path
+    /// A fresh store of each kind in its own place (a folder; a PostgreSQL schema); the
+    /// same `place` again reopens what was stored there.
+    static func make(_ kind: String, place: String? = nil, limits: StorageLimits = StorageLimits()) throws -> ShareStore {
+        let place = place ?? UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         switch kind {
-        default: return try SQLiteShareStore(directory: folder, limits: limits)
+        case "postgres":
+            let url = postgresURL!
+            return try PostgresShareStore(url: url + (url.contains("?") ? "&" : "?") + "schema=t_\(place)", limits: limits)
+        default:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-store-\(place)").path
+            return try SQLiteShareStore(directory: folder, limits: limits)
         }
     }
 
@@ -58,11 +65,12 @@ import Testing
     /// Survives a restart: a new store over the same folder reads what the old one wrote,
     /// and the schema is migrated once.
     @Test(arguments: stores) func sharesSurviveReopening(_ kind: String) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-store-\(UUID().uuidString)").path
-        let id = try Self.make(kind, directory: folder).saveState(Self.state(3))
-        let reopened = try Self.make(kind, directory: folder)
+        let place = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let id = try Self.make(kind, place: place).saveState(Self.state(3))
+        let reopened = try Self.make(kind, place: place)
         #expect(try reopened.loadState(id: id) == Self.state(3))
-        if let sqlite = reopened as? SQLiteShareStore { #expect(try sqlite.appliedMigrations() == ["v1", "v2"]) }
+        if let sqlite = reopened as? SQLiteShareStore { #expect(try sqlite.appliedMigrations() == ["v1", "v2", "v3"]) }
+        if let postgres = reopened as? PostgresShareStore { #expect(try postgres.appliedMigrations() == ["v1", "v2", "v3"]) }
     }
 
     /// A client's history: every version that compiled once, the latest first, its files
@@ -102,6 +110,25 @@ import Testing
         _ = try store.saveVersion(client: client, files: Self.state(4), time: 30)
         _ = try store.saveVersion(client: client, files: Self.state(7), time: 31)
         #expect(try store.versions(client: client, limit: 10).map(\.sha256) == [7, 4, 6].map { ContentID.sha256Hex(Self.state($0)) })
+    }
+
+    /// A client address's daily quota: what fits is counted, what does not is refused and
+    /// not counted; other addresses and the next day start afresh; 50 threads charging at
+    /// once get exactly as many as fit.
+    @Test(arguments: stores) func sharingQuotasHoldPerClientAndDay(_ kind: String) throws {
+        let store = try Self.make(kind)
+        #expect(try store.charge(client: "10.0.0.1", bytes: 600, day: 100, limit: 1000))
+        #expect(try !store.charge(client: "10.0.0.1", bytes: 401, day: 100, limit: 1000))
+        #expect(try store.charge(client: "10.0.0.1", bytes: 400, day: 100, limit: 1000))   // the refused 401 was not counted
+        #expect(try !store.charge(client: "10.0.0.1", bytes: 1, day: 100, limit: 1000))
+        #expect(try store.charge(client: "::1", bytes: 1000, day: 100, limit: 1000))
+        #expect(try !store.charge(client: "::1", bytes: 1001, day: 101, limit: 1000))
+        #expect(try store.charge(client: "10.0.0.1", bytes: 1000, day: 101, limit: 1000))  // a new day
+        let granted = LockedArray()
+        DispatchQueue.concurrentPerform(iterations: 50) { n in
+            if (try? store.charge(client: "192.0.2.7", bytes: 10, day: 100, limit: 200)) == true { granted.append("\(n)") }
+        }
+        #expect(granted.values.count == 20)
     }
 
     /// 1,000 shares from 50 threads at once: every one readable, none lost.
