@@ -60,8 +60,13 @@ function compile() {
 }
 
 // --- connection -------------------------------------------------------------------------
+// A spectator's connection names the watch token in its URL too: a load balancer that
+// routes by it (docker/haproxy.cfg) sends it to the instance holding the session.
+const wsQuery = new URLSearchParams();
+if (params.get("token")) wsQuery.set("token", params.get("token"));
+if (watchToken()) wsQuery.set("watch", watchToken());
 const wsURL = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/` +
-  (params.get("token") ? `?token=${encodeURIComponent(params.get("token"))}` : "");
+  (wsQuery.toString() ? `?${wsQuery}` : "");
 const frames = new FrameView($("canvas"), $("graph"));
 const connection = new Connection(wsURL, {
   onstatus: (kind, text) => {

@@ -10,7 +10,8 @@ const $ = (id) => document.getElementById(id);
 
 /** The watch token this page was opened at, or null. */
 export function watchToken() {
-  const match = location.pathname.match(/^\/w\/([A-Za-z0-9_-]{22})$/);
+  // 22 random characters, after the instance's name behind a load balancer (`kiln-a.…`).
+  const match = location.pathname.match(/^\/w\/((?:[a-z0-9-]{1,32}\.)?[A-Za-z0-9_-]{22})$/);
   return match ? match[1] : null;
 }
 

@@ -8,13 +8,17 @@
     python3 tools/server_load.py spectators --clients 50 --size 256 --fps 30 --seconds 10
     python3 tools/server_load.py attack --seconds 10
     python3 tools/server_load.py firstpixels --size 512 --edits 15
+    python3 tools/server_load.py shares --clients 50 --per-client 20 [--database postgres://…]
 
 Each starts its own `kiln serve` (KILN_BIN, default .build/release/kiln) on a free port
 unless --url is given. Edit latency is measured from sending an edited source to receiving
 the first frame that shows the edit: every edit changes the colour a shape shader returns,
 and the client checks the frame's first pixel. `firstpixels` edits each benchmark shader
 (bench/*.metal) while it previews and reports edit → first pixels (the first frame after
-the `compiled` reply, coarse or not) and edit → first full frame.
+the `compiled` reply, coarse or not) and edit → first full frame. `shares` has 50 clients
+create 1,000 permalinks at once over HTTP (POST /share), then opens every one
+(GET /s/<id>?format=json) and reports latencies and whether any was lost, against a fresh
+SQLite folder or, with --database, PostgreSQL.
 """
 import argparse
 import asyncio
@@ -333,6 +337,42 @@ async def idle(args):
         await ws.close()
 
 
+async def shares(args):
+    import concurrent.futures
+    import urllib.request
+    base = args.server.url.replace("ws://", "http://").rstrip("/")
+
+    def post(n):
+        body = json.dumps({"source": SHADER % {"red": f"{n / 1e6:.6f}"}, "function": "tint", "args": {"n": n}}).encode()
+        started = time.perf_counter()
+        request = urllib.request.Request(base + "/share", data=body, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            answer = json.loads(response.read())
+        return answer["id"], time.perf_counter() - started, n
+
+    def get(item):
+        share, n = item
+        started = time.perf_counter()
+        with urllib.request.urlopen(f"{base}/s/{share}?format=json", timeout=30) as response:
+            state = json.loads(response.read())
+        return state.get("args", {}).get("n") == n, time.perf_counter() - started
+
+    total = args.clients * args.per_client
+    with concurrent.futures.ThreadPoolExecutor(args.clients) as pool:
+        started = time.perf_counter()
+        made = list(pool.map(post, range(total)))
+        create_seconds = time.perf_counter() - started
+        opened = list(pool.map(get, [(share, n) for share, _, n in made]))
+    create = [seconds * 1000 for _, seconds, _ in made]
+    reads = [seconds * 1000 for _, seconds in opened]
+    print(f"{total} permalinks from {args.clients} concurrent clients in {create_seconds:.2f} s "
+          f"({total / create_seconds:.0f}/s); storage: {'PostgreSQL' if args.database else 'SQLite'}")
+    print(f"  distinct ids {len({share for share, _, _ in made})}, opened with the stored state {sum(ok for ok, _ in opened)}, "
+          f"lost {total - sum(ok for ok, _ in opened)}")
+    print(f"  POST /share      p50 {statistics.median(create):6.2f} ms  p99 {percentile(create, 99):6.2f} ms")
+    print(f"  GET /s/<id>      p50 {statistics.median(reads):6.2f} ms  p99 {percentile(reads, 99):6.2f} ms")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--url", help="use a running server instead of starting one")
@@ -349,12 +389,18 @@ def main():
     p.add_argument("--fps", type=float, default=30)
     p = sub.add_parser("firstpixels"); p.add_argument("--size", type=int, default=512); p.add_argument("--edits", type=int, default=15)
     p.add_argument("--cases", nargs="*")
+    p = sub.add_parser("shares"); p.add_argument("--clients", type=int, default=50); p.add_argument("--per-client", type=int, default=20)
+    p.add_argument("--database", help="a PostgreSQL URL (default: a fresh SQLite folder)")
     args = parser.parse_args()
     extra = ["--compiles-per-second", "1000"] if args.command in ("latency", "editors", "firstpixels") else []
+    if args.command == "shares":
+        import tempfile
+        extra = ["--database", args.database] if args.database else ["--data-directory", tempfile.mkdtemp(prefix="kiln-shares-")]
     args.server = Server(args.url, extra)
     try:
         asyncio.run({"latency": latency, "editors": editors, "viewers": viewers, "idle": idle,
-                     "attack": attack, "firstpixels": first_pixels, "spectators": spectators}[args.command](args))
+                     "attack": attack, "firstpixels": first_pixels, "spectators": spectators,
+                     "shares": shares}[args.command](args))
     finally:
         args.server.stop()
 

@@ -49,6 +49,11 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds SIGTERM/SIGINT waits for running compiles and renders before exiting anyway (a second signal exits at once).") var shutdownGrace = 2.0
     @Option(help: "Seconds between SIGTERM/SIGINT and closing the connections, while /healthz answers 503 and new connections are refused (for a load balancer to move traffic away).") var drainSeconds = 0.0
     @Option(help: "Folder of the permalink database (kiln.sqlite, created on first run); \"none\" turns sharing off.") var dataDirectory = "kiln-data"
+    @Option(help: "PostgreSQL for permalinks and history instead of --data-directory, for several instances sharing one database: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…&schema=…] (docs/deploy.md).") var database: String?
+    @Option(help: "Seconds one permalink or history call may wait for the PostgreSQL database before the request is refused as unavailable.") var databaseTimeout = 5.0
+    @Option(help: "This instance's name behind a load balancer (lowercase letters, digits, -): watch links start with it, so the balancer can send spectators to the instance holding the session (docs/deploy.md).") var instanceName: String?
+    @Option(help: "Bytes one client address may store per UTC day through shares and history versions; past it sharing answers quota_exceeded (429).") var shareQuotaBytes = ServerSettings().shareQuotaBytes
+    @Flag(help: "Take the client's address for quotas from the last X-Forwarded-For entry (only behind a proxy that sets it, like docker/haproxy.cfg).") var trustForwardedFor = false
     @Option(help: "Largest shared state (sources and settings) in bytes.") var maxShareBytes = StorageLimits().maxStateBytes
     @Option(help: "Largest shared content image in bytes.") var maxShareContentBytes = StorageLimits().maxContentBytes
     @Option(help: "Most versions one page's history keeps; older ones are forgotten.") var maxHistoryVersions = StorageLimits().maxVersionsPerClient
@@ -60,10 +65,19 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--max-preview-side must be 1...\(ServerSettings.absoluteMaxPreviewSide)")
         }
         guard shutdownGrace >= 0, shutdownGrace.isFinite else { throw ValidationError("--shutdown-grace must be a number of seconds ≥ 0") }
+        if let instanceName {
+            guard (1...32).contains(instanceName.count),
+                  instanceName.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else {
+                throw ValidationError("--instance-name must be 1 to 32 lowercase letters, digits and -")
+            }
+        }
+        guard databaseTimeout > 0, databaseTimeout.isFinite, databaseTimeout <= 600 else {
+            throw ValidationError("--database-timeout must be a number of seconds, above 0 and at most 600")
+        }
         guard drainSeconds >= 0, drainSeconds.isFinite, drainSeconds <= 3600 else {
             throw ValidationError("--drain-seconds must be a number of seconds, 0…3600")
         }
-        guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, maxSpectators > 0, maxHistoryVersions > 0, cacheEntries > 0, maxQueuedBytes > 0,
+        guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, maxSpectators > 0, maxHistoryVersions > 0, shareQuotaBytes > 0, cacheEntries > 0, maxQueuedBytes > 0,
               compilesPerSecond > 0, compilesPerSecond.isFinite, maxTraceSteps > 0 else {
             throw ValidationError("limits must be positive")
         }
@@ -102,7 +116,32 @@ struct ServeCommand: ParsableCommand {
         settings.maxTraceSteps = maxTraceSteps
         settings.coarseFrameSeconds = coarseFrameSeconds
         settings.maxContentBytes = maxContentBytes
+        settings.instanceName = instanceName
+        settings.shareQuotaBytes = shareQuotaBytes
+        settings.trustForwardedFor = trustForwardedFor
         return settings
+    }
+
+    /// The permalink and history store: PostgreSQL with `--database`, else SQLite in
+    /// `--data-directory` (nil with `--data-directory none`).
+    func openStore() throws -> ShareStore? {
+        var limits = StorageLimits()
+        limits.maxStateBytes = maxShareBytes
+        limits.maxContentBytes = maxShareContentBytes
+        limits.maxVersionsPerClient = maxHistoryVersions
+        if let database {
+            do {
+                let store = try PostgresShareStore(url: database, limits: limits, timeout: databaseTimeout)
+                Console.current.line("kiln serve: permalinks and history in \(store.location)")
+                return store
+            } catch {
+                throw CommandFailure("cannot use the PostgreSQL database: \(error) (--database postgres://USER@HOST/DATABASE)")
+            }
+        }
+        guard dataDirectory != "none" else { return nil }
+        do { return try SQLiteShareStore(directory: dataDirectory, limits: limits) } catch {
+            throw CommandFailure("cannot open the permalink database in \(dataDirectory): \(error) (--data-directory DIR, or none)")
+        }
     }
 
     func run() throws {
@@ -110,17 +149,8 @@ struct ServeCommand: ParsableCommand {
         let (connections, note) = FileDescriptorLimit.fit(connections: settings.transport.maxConnections)
         settings.transport.maxConnections = connections
         if let note { Console.current.line(note) }
-        var store: ShareStore?
-        if dataDirectory != "none" {
-            var limits = StorageLimits()
-            limits.maxStateBytes = maxShareBytes
-            limits.maxContentBytes = maxShareContentBytes
-            limits.maxVersionsPerClient = maxHistoryVersions
-            do { store = try SQLiteShareStore(directory: dataDirectory, limits: limits) } catch {
-                throw CommandFailure("cannot open the permalink database in \(dataDirectory): \(error) (--data-directory DIR, or none)")
-            }
-            settings.dataDirectory = dataDirectory
-        }
+        let store = try openStore()
+        if store != nil { settings.dataDirectory = database == nil ? dataDirectory : nil }
         let service = KilnService(settings: settings, renderer: RenderPreview(), store: store)
         do { try service.start() } catch { throw CommandFailure("\(error)") }
         let scheme = tlsCert == nil ? "http" : "https"

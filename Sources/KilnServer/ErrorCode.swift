@@ -23,6 +23,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case notFound = "not_found"
     /// An editing message from a spectator: a watching connection cannot edit.
     case readOnly = "read_only"
+    /// `share` past the client address's daily `--share-quota-bytes`.
+    case quotaExceeded = "quota_exceeded"
 }
 
 /// A request the server refuses: the code, a message for a person, and for scene errors

@@ -55,7 +55,7 @@ extension KilnService {
         case .heatmap(let time): requestInspection(Inspection(kind: .heatmap, time: time, id: id), session: session)
         case .share(let state):
             workers.submit(.urgent) { [self] in
-                switch storeShare(state) {
+                switch storeShare(state, client: session.address) {
                 case .success(let shareID): send(session, .shared(id: id, shareID: shareID))
                 case .failure(let error): sendError(session, id: id, error)
                 }
@@ -181,7 +181,7 @@ extension KilnService {
             }
             send(session, .compiled(id: request.id, report: report, cached: hit))
             if let bytes = shader.libraryBytes { session.sink.send(.library(bytes)) }
-            if shader.succeeded, let client = request.client { keepVersion(request.files, client: client) }
+            if shader.succeeded, let client = request.client { keepVersion(request.files, client: client, address: session.address) }
         }
     }
 

@@ -11,19 +11,19 @@ import KilnWebSockets
 /// States are content-addressed: sharing the same state twice gives the same link.
 extension KilnService {
     func shareResponse(_ request: HTTPRequest) -> HTTPResponse {
-        switch storeShare(Data(request.body)) {
+        switch storeShare(Data(request.body), client: clientAddress(request.remoteAddress, forwardedFor: request.headers["x-forwarded-for"])) {
         case .success(let id):
             return .text(201, JSONText.serialize(["id": id, "url": "/s/\(id)"] as [String: Any]) + "\n", contentType: "application/json")
         case .failure(let error):
-            let status = [ErrorCode.tooLarge: 413, .unavailable: 503, .badRequest: 400][error.code] ?? 500
+            let status = [ErrorCode.tooLarge: 413, .unavailable: 503, .badRequest: 400, .quotaExceeded: 429][error.code] ?? 500
             return .text(status, error.message + "\n")
         }
     }
 
     /// Stores a state (JSON bytes) — `POST /share` and the WebSocket `share` — and returns
-    /// its id, or the refusal: `bad_request`, `too_large` past a storage limit, `unavailable`
-    /// without storage.
-    func storeShare(_ json: Data) -> Result<String, ProtocolError> {
+    /// its id, or the refusal: `bad_request`, `too_large` past a storage limit,
+    /// `quota_exceeded` past the client's daily quota, `unavailable` without storage.
+    func storeShare(_ json: Data, client: String) -> Result<String, ProtocolError> {
         guard let store else { return .failure(ProtocolError(.unavailable, "sharing is off: this server has no storage (kiln serve --data-directory DIR)")) }
         guard var object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
             return .failure(ProtocolError(.badRequest, "the state must be a JSON object: {\"source\" or \"files\", \"name\", \"function\", \"args\", \"time\", \"size\", \"content\"}"))
@@ -32,6 +32,10 @@ extension KilnService {
             return .failure(ProtocolError(.badRequest, "the state needs \"source\" (text) or \"files\" ([{name, text}])"))
         }
         do {
+            // The request's bytes count against the client's day, whether or not they are new.
+            guard try store.charge(client: client, bytes: json.count, day: Self.today(), limit: settings.shareQuotaBytes) else {
+                return .failure(ProtocolError(.quotaExceeded, "this address has shared its \(settings.shareQuotaBytes) bytes for today (--share-quota-bytes); try again tomorrow (UTC)"))
+            }
             // The uploaded image goes to the content store by hash; the state names the hash.
             if let png = object.removeValue(forKey: "contentPNG") {
                 guard let text = png as? String, let data = Data(base64Encoded: text), data.starts(with: [0x89, 0x50, 0x4E, 0x47]) else {
@@ -91,10 +95,20 @@ extension KilnService {
     /// Most versions `GET /history/<client>` lists.
     static let historyLimit = 200
 
-    func keepVersion(_ files: [SourceFile], client: String) {
+    /// Days since 1970 in UTC: the period of share quotas.
+    static func today() -> Int { Int(Date().timeIntervalSince1970 / 86_400) }
+
+    /// Keeps a version that compiled, charged to the address's daily quota (client ids are
+    /// the page's own random strings: without the quota, a script inventing ids could fill
+    /// the database through history alone).
+    func keepVersion(_ files: [SourceFile], client: String, address: String) {
         guard let store, ContentID.isClientID(client) else { return }
         let json = files.map { ["name": $0.name, "text": $0.text] }
         guard let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]) else { return }
+        guard (try? store.charge(client: address, bytes: data.count, day: Self.today(), limit: settings.shareQuotaBytes)) == true else {
+            metrics.increment("kiln_history_versions_refused_total")
+            return
+        }
         if (try? store.saveVersion(client: client, files: Array(data), time: Date().timeIntervalSince1970)) != nil {
             metrics.increment("kiln_history_versions_total")
         }

@@ -12,13 +12,17 @@ import KilnWebSockets
 /// (`kiln_spectator_frames_skipped_total`), it never delays the editor's or holds memory.
 extension KilnService {
     /// 128 random bits as 22 URL-safe characters (the shape of a share id, but never
-    /// derived from content: a watch link must not be guessable from the source).
-    static func newWatchToken() -> String {
+    /// derived from content: a watch link must not be guessable from the source), after
+    /// `instance.` when the server has an `--instance-name`: a session lives on one
+    /// instance, and the name in its links lets a load balancer send spectators there
+    /// (docker/haproxy.cfg routes `/w/NAME.…` and `?watch=NAME.…`; docs/deploy.md).
+    static func newWatchToken(instance: String? = nil) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString()
+        let random = Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+        return instance.map { "\($0).\(random)" } ?? random
     }
 
     /// `GET /w/<token>`: the page, which joins the session as a spectator; 404 once the
@@ -39,7 +43,7 @@ extension KilnService {
             sendError(session, id: id, ProtocolError(.readOnly, "a spectator cannot share the session it watches"))
             return
         }
-        let token = session.watchToken ?? Self.newWatchToken()
+        let token = session.watchToken ?? Self.newWatchToken(instance: settings.instanceName)
         let fresh = session.watchToken == nil
         session.watchToken = token
         let count = session.spectators.count

@@ -36,6 +36,17 @@ extension KilnService: WebSocketServerDelegate {
         return ["127.0.0.1", "localhost", "::1"].contains(String(name).lowercased())
     }
 
+    /// Who a client is for quotas: the peer's address, or with `--trust-forwarded-for` the
+    /// last address in `X-Forwarded-For` — the one the proxy in front of Kiln saw (earlier
+    /// entries are whatever the client wrote).
+    func clientAddress(_ remote: String, forwardedFor: String?) -> String {
+        if settings.trustForwardedFor, let last = forwardedFor?.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
+           !last.isEmpty, last.count <= 64 {
+            return last
+        }
+        return remote.isEmpty ? "unknown" : remote
+    }
+
     func authorized(query: [String: String], headers: [String: String]) -> Bool {
         guard let token = settings.token else { return true }
         if query["token"] == token { return true }
@@ -44,7 +55,8 @@ extension KilnService: WebSocketServerDelegate {
     }
 
     public func webSocketOpened(_ connection: WebSocketConnection) {
-        let id = openSession(WebSocketReplySink(connection))
+        let id = openSession(WebSocketReplySink(connection),
+                             address: clientAddress(connection.remoteAddress, forwardedFor: connection.forwardedFor))
         sessionsLock.lock()
         connectionSessions[connection.id] = id
         sessionsLock.unlock()

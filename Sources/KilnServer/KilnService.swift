@@ -117,8 +117,8 @@ public final class KilnService: @unchecked Sendable {
     // MARK: - Sessions, without sockets
 
     /// Opens a live session whose replies go to `sink`; returns its id for `receive`.
-    public func openSession(_ sink: ReplySink) -> Int {
-        let session = LiveSession(sink: sink, compilesPerSecond: settings.compilesPerSecond, now: monotonicSeconds())
+    public func openSession(_ sink: ReplySink, address: String = "local") -> Int {
+        let session = LiveSession(sink: sink, address: address, compilesPerSecond: settings.compilesPerSecond, now: monotonicSeconds())
         sessionsLock.lock()
         let id = nextSessionID
         nextSessionID += 1

@@ -46,6 +46,8 @@ struct PendingCompile {
 /// read snapshots. Replies go to `sink`; the session never sees a socket.
 final class LiveSession: @unchecked Sendable {
     let sink: ReplySink
+    /// Who the client is for quotas: its IP address (or what a trusted proxy says it is).
+    let address: String
     let lock = NSLock()
 
     /// The last library that compiled; frames keep coming from it while edits fail.
@@ -119,8 +121,9 @@ final class LiveSession: @unchecked Sendable {
     weak var watched: LiveSession?
     var isSpectator = false
 
-    init(sink: ReplySink, compilesPerSecond: Double, now: Double) {
+    init(sink: ReplySink, address: String = "local", compilesPerSecond: Double, now: Double) {
         self.sink = sink
+        self.address = address
         self.compileTokens = max(1, compilesPerSecond)
         self.lastRefill = now
     }

@@ -59,6 +59,17 @@ public struct ServerSettings: Sendable {
     /// Most instructions one `debug` trace records (`PixelDebugger.Limits.maxSteps`); the
     /// traced batch still completes past it, so the colour stays exact.
     public var maxTraceSteps = 50_000
+    /// Bytes one client address may store per UTC day through shares and history versions
+    /// (`--share-quota-bytes`); past it `share` is refused with `quota_exceeded` (HTTP 429)
+    /// and history stops keeping versions until the next day.
+    public var shareQuotaBytes = 256 << 20
+    /// Whether the client's address is the last entry of `X-Forwarded-For` (behind a proxy
+    /// that adds it) rather than the connection's peer (`--trust-forwarded-for`).
+    public var trustForwardedFor = false
+    /// This instance's name among several behind one load balancer (`--instance-name`):
+    /// the prefix of its watch links, so the balancer can route spectators to the instance
+    /// holding the session. Lowercase letters, digits and `-`, at most 32; nil alone.
+    public var instanceName: String?
     /// Where shared states (permalinks) and their content are kept (`kiln.sqlite` inside);
     /// nil turns sharing off. `kiln serve` defaults to `kiln-data`.
     public var dataDirectory: String?

@@ -10,8 +10,11 @@ public final class HTTPRequest: @unchecked Sendable {
     public let path: String
     /// Decoded `?name=value` arguments.
     public let query: [String: String]
-    /// Request headers the server reads (lowercased names): `authorization`, `origin`, `host`, `content-type`.
+    /// Request headers the server reads (lowercased names): `authorization`, `origin`, `host`,
+    /// `content-type`, `x-forwarded-for`.
     public let headers: [String: String]
+    /// The IP address the request came from (a proxy's, behind one; see `x-forwarded-for`).
+    public let remoteAddress: String
     /// The request body (empty for GET).
     public internal(set) var body: [UInt8] = []
 
@@ -24,7 +27,8 @@ public final class HTTPRequest: @unchecked Sendable {
     var dispatched = false
     weak var server: WebSocketServer?
 
-    init(method: String, path: String, query: [String: String], headers: [String: String]) {
+    init(method: String, path: String, query: [String: String], headers: [String: String], remoteAddress: String = "") {
+        self.remoteAddress = remoteAddress
         self.method = method
         self.path = path
         self.query = query

@@ -14,6 +14,10 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// The request path of the handshake (`/`, `/live`) and its query arguments.
     public let path: String
     public let query: [String: String]
+    /// The IP address the handshake came from, and its `X-Forwarded-For` header when a
+    /// proxy added one (trusted only when the server is told to).
+    public let remoteAddress: String
+    public let forwardedFor: String?
 
     let lock = NSLock()
     var wsi: OpaquePointer?
@@ -35,7 +39,9 @@ public final class WebSocketConnection: @unchecked Sendable {
     nonisolated(unsafe) static var live = 0
     static let counterLock = NSLock()
 
-    init(id: Int, path: String, query: [String: String]) {
+    init(id: Int, path: String, query: [String: String], remoteAddress: String = "", forwardedFor: String? = nil) {
+        self.remoteAddress = remoteAddress
+        self.forwardedFor = forwardedFor
         self.id = id
         self.path = path
         self.query = query

@@ -78,7 +78,15 @@ extension WebSocketServer {
         headers["content-length"] = header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH)
         headers["transfer-encoding"] = header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING)
         headers["expect"] = header(wsi, WSI_TOKEN_HTTP_EXPECT)
+        headers["x-forwarded-for"] = header(wsi, WSI_TOKEN_X_FORWARDED_FOR)
         return headers
+    }
+
+    /// The peer's IP address as text (no reverse lookup); "" when lws cannot tell.
+    func peerAddress(_ wsi: OpaquePointer) -> String {
+        var name = [CChar](repeating: 0, count: 64)
+        guard lws_get_peer_simple(wsi, &name, name.count) != nil else { return "" }
+        return String(cString: name)
     }
 
     // MARK: - HTTP
@@ -133,7 +141,8 @@ extension WebSocketServer {
                 method = header(wsi, WSI_TOKEN_HTTP_COLON_METHOD) ?? "GET"
             }
             let headers = commonHeaders(wsi)
-            let request = HTTPRequest(method: method, path: path, query: queryArguments(wsi), headers: headers)
+            let request = HTTPRequest(method: method, path: path, query: queryArguments(wsi), headers: headers,
+                                      remoteAddress: peerAddress(wsi))
             request.wsi = wsi
             request.server = self
             storeSlot(user, request)
@@ -342,7 +351,8 @@ extension WebSocketServer {
             let id = nextConnectionID
             nextConnectionID += 1
             stateLock.unlock()
-            let connection = WebSocketConnection(id: id, path: header(wsi, WSI_TOKEN_GET_URI) ?? "/", query: queryArguments(wsi))
+            let connection = WebSocketConnection(id: id, path: header(wsi, WSI_TOKEN_GET_URI) ?? "/", query: queryArguments(wsi),
+                                                 remoteAddress: peerAddress(wsi), forwardedFor: header(wsi, WSI_TOKEN_X_FORWARDED_FOR))
             connection.wsi = wsi
             connection.server = self
             storeSlot(user, connection)

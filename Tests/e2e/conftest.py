@@ -95,3 +95,17 @@ def server():
 @pytest.fixture
 def wave_source():
     return (ROOT / "shaders" / "wave.metal").read_text()
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A PostgreSQL server for the tests: KILN_TEST_POSTGRES (`make test` sets it), else the
+    private one tools/postgres.sh starts; skipped where neither can be had. The URL ends in a
+    query, so a test appends `&schema=NAME` for a schema of its own."""
+    url = os.environ.get("KILN_TEST_POSTGRES")
+    if not url:
+        started = subprocess.run(["bash", str(ROOT / "tools" / "postgres.sh"), "start"], capture_output=True, text=True)
+        if started.returncode != 0:
+            pytest.skip("no PostgreSQL server: " + started.stderr.strip())
+        url = started.stdout.strip()
+    return url if "?" in url else url + "?sslmode=disable"

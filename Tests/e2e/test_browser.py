@@ -394,18 +394,18 @@ def test_watch_link_shows_the_live_session_read_only(browser):
         editor_tab = browser.current_window_handle
         browser.find_element(By.ID, "watch").click()
         url = wait_for(lambda: (v := browser.find_element(By.ID, "watch-url").get_attribute("value")) and "/w/" in v and v,
-                       message="the watch link")
+                       timeout=30, message="the watch link")
         browser.switch_to.new_window("tab")
         browser.get(url)
         wait_for(lambda: browser.execute_script("return window.kiln && window.kiln.editor.text") == DEBUG_SHADER,
-                 message="the watched source")
+                 timeout=30, message="the watched source")
         assert browser.execute_script("return document.getElementById('source').readOnly")
         assert browser.find_element(By.ID, "watch-banner").is_displayed()
-        wait_for(lambda: digest(browser)[1] > 2, message="the watched picture")
+        wait_for(lambda: digest(browser)[1] > 2, timeout=30, message="the watched picture")
         browser.save_screenshot(str(ARTIFACTS / "16-spectator.png"))
 
         browser.switch_to.window(editor_tab)
-        wait_for(lambda: browser.find_element(By.ID, "watch-count").text == "1 watching", message="the count")
+        wait_for(lambda: browser.find_element(By.ID, "watch-count").text == "1 watching", timeout=30, message="the count")
         edited = DEBUG_SHADER.replace("0.25, 1.0", "0.5, 1.0")
         set_source(browser, edited)
         browser.execute_script("""
@@ -415,8 +415,8 @@ def test_watch_link_shows_the_live_session_read_only(browser):
         """)
         line = browser.execute_script("return window.kiln.editor.caretLine()")
         browser.switch_to.window([h for h in browser.window_handles if h != editor_tab][0])
-        wait_for(lambda: browser.execute_script("return window.kiln.editor.text") == edited, message="the edit, live")
-        wait_for(lambda: browser.execute_script("return window.kiln.editor.currentLine") == line, message="the cursor line")
+        wait_for(lambda: browser.execute_script("return window.kiln.editor.text") == edited, timeout=30, message="the edit, live")
+        wait_for(lambda: browser.execute_script("return window.kiln.editor.currentLine") == line, timeout=30, message="the cursor line")
         browser.save_screenshot(str(ARTIFACTS / "17-spectator-follows.png"))
     finally:
         server.stop()

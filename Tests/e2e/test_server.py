@@ -973,6 +973,31 @@ def test_permalinks_survive_a_restart(tmp_path):
         off.stop()
 
 
+def test_share_quota_per_address(tmp_path):
+    """--share-quota-bytes: an address's shares past its daily bytes get 429 and store
+    nothing; X-Forwarded-For is ignored unless --trust-forwarded-for, and then each
+    forwarded address has a quota of its own."""
+    state = {"source": "// " + "q" * 700 + "\n[[ stitchable ]] half4 f(float2 p) { return half4(1); }"}
+    plain = KilnServer("--data-directory", str(tmp_path / "a"), "--share-quota-bytes", "2000").start()
+    try:
+        assert share(plain, dict(state, name="1"))[0] == 201
+        assert share(plain, dict(state, name="2"))[0] == 201
+        status, body = curl("-X", "POST", "-H", "X-Forwarded-For: 198.51.100.9", "--data-binary", "@-",
+                            plain.http + "/share", data=json.dumps(dict(state, name="3")).encode())
+        assert status == 429 and b"--share-quota-bytes" in body          # the header changes nothing
+    finally:
+        plain.stop()
+    proxied = KilnServer("--data-directory", str(tmp_path / "b"), "--share-quota-bytes", "2000", "--trust-forwarded-for").start()
+    try:
+        def forwarded(address, name):
+            return curl("-X", "POST", "-H", f"X-Forwarded-For: 203.0.113.1, {address}", "--data-binary", "@-",
+                        proxied.http + "/share", data=json.dumps(dict(state, name=name)).encode())[0]
+        assert [forwarded("198.51.100.1", n) for n in "123"] == [201, 201, 429]
+        assert forwarded("198.51.100.2", "4") == 201                      # another client behind the proxy
+    finally:
+        proxied.stop()
+
+
 def test_share_then_open_is_quick(server):
     """One client on loopback: share → open the link's state, median of 30."""
     import urllib.request
