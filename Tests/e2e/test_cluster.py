@@ -1,8 +1,10 @@
 """Two `kiln serve` instances behind a real HAProxy on loopback (docs/deploy.md), sharing
-one data directory: a permalink made through one opens through the other; SIGTERM on the
-instance holding a session drains it (HAProxy's health check takes it out), closes the
-session with 1001, and the client reconnects through HAProxy to the other instance with
-its text; the history compiled before the move is still there."""
+one database — PostgreSQL (the multi-host setup) and a SQLite file (one host): a permalink
+made through one opens through the other; SIGTERM on the instance holding a session drains
+it (HAProxy's health check takes it out), closes the session with 1001, and the client
+reconnects through HAProxy to the other instance with its text; the history compiled
+before the move is still there. Spectators of a session reach the instance holding it
+through HAProxy's routing on the instance name in the watch link."""
 import asyncio
 import json
 import pathlib
@@ -12,6 +14,7 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+import uuid
 
 import pytest
 import websockets
@@ -37,6 +40,8 @@ backend instances
     option httpchk GET /healthz
     http-check expect status 200
     default-server inter 300ms fall 1 rise 1
+    use-server a if {{ path_beg /w/a. }} || {{ url_param(watch) -m beg a. }}
+    use-server b if {{ path_beg /w/b. }} || {{ url_param(watch) -m beg b. }}
     server a 127.0.0.1:{a} check
     server b 127.0.0.1:{b} check
 """
@@ -66,13 +71,18 @@ def connections(server):
     return 0
 
 
-@pytest.fixture
-def cluster():
+@pytest.fixture(params=["postgres", "sqlite"])
+def cluster(request, postgres_url):
     if not shutil.which("haproxy"):
         pytest.skip("haproxy is not installed")
     data = tempfile.mkdtemp(prefix="kiln-cluster-")
-    a = KilnServer("--data-directory", data, "--drain-seconds", "1.5").start()
-    b = KilnServer("--data-directory", data, "--drain-seconds", "1.5").start()
+    if request.param == "postgres":
+        schema = "e2e_" + uuid.uuid4().hex
+        storage = ("--data-directory", "none", "--database", f"{postgres_url}&schema={schema}")
+    else:
+        storage = ("--data-directory", data)
+    a = KilnServer(*storage, "--instance-name", "a", "--drain-seconds", "1.5").start()
+    b = KilnServer(*storage, "--instance-name", "b", "--drain-seconds", "1.5").start()
     port = free_port()
     config = pathlib.Path(data) / "haproxy.cfg"
     config.write_text(HAPROXY_CONFIG.format(port=port, a=a.port, b=b.port))
@@ -142,3 +152,34 @@ def test_permalinks_and_history_from_any_instance_and_sessions_move(cluster):
             break
         time.sleep(0.1)
     assert status == 200 and len(json.loads(body)["versions"]) == 2, body
+
+
+def test_spectators_reach_the_instance_holding_the_session(cluster):
+    a, b, url = cluster
+    ws_url = url.replace("http", "ws") + "/"
+
+    async def text(ws, *types):
+        while True:
+            message = await asyncio.wait_for(ws.recv(), timeout=10)
+            if isinstance(message, str) and json.loads(message)["type"] in types:
+                return json.loads(message)
+
+    async def go():
+        editor = await websockets.connect(ws_url, max_size=None)
+        await editor.send(json.dumps({"type": "compile", "source": SOURCE}))
+        await editor.send(json.dumps({"type": "watch"}))
+        token = (await text(editor, "watching"))["token"]
+        holder = a if connections(a) == 1 else b
+        assert token.startswith("a." if holder is a else "b."), token
+        # Round robin alone would send every other request to the instance without the session.
+        for _ in range(3):
+            assert http(url + f"/w/{token}")[0] == 200
+            spectator = await websockets.connect(ws_url + f"?watch={token}", max_size=None)
+            await spectator.send(json.dumps({"type": "spectate", "token": token}))
+            joined = await text(spectator, "spectating", "error")
+            assert joined["type"] == "spectating", joined
+            assert joined["files"][0]["text"] == SOURCE
+            await spectator.close()
+        await editor.close()
+
+    asyncio.run(go())
