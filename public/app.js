@@ -250,7 +250,9 @@ $("gallery").addEventListener("change", (e) => {
 });
 
 function showMode(mode) {
-  document.body.className = `mode-${mode}`;
+  // Only the mode class changes: `spectating` (a watch page) stays.
+  document.body.classList.remove("mode-shader", "mode-scene");
+  document.body.classList.add(`mode-${mode}`);
   $("mode-shader").setAttribute("aria-selected", String(mode === "shader"));
   $("mode-scene").setAttribute("aria-selected", String(mode === "scene"));
   loadGallery($("gallery"), mode);

@@ -82,6 +82,14 @@ export class Spectator {
       this.editor.text = state.files.filter((f) => !f.name.endsWith(".h")).map((f) => f.text).join("\n") ||
         state.files.map((f) => f.text).join("\n");
     }
+    // A scene session shows its document (the JSON the editor's scene mode edits).
+    if (state.scene != null) {
+      // The server keeps the document compact; laid out the way scene mode shows it.
+      let text = state.scene;
+      try { text = JSON.stringify(JSON.parse(state.scene), null, 2); } catch { /* shown as sent */ }
+      this.editor.text = text;
+      $("kind").textContent = "scene";
+    }
     if ("line" in state) this.editor.markLine(state.line ?? null);
     if (state.function) $("kind").textContent = state.function;
     if (state.arguments) {

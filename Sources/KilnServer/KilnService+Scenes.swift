@@ -85,6 +85,7 @@ extension KilnService {
             state.version += 1
             let version = state.version
             state.lock.unlock()
+            noteEditorScene(next.json, session: session)
             let format = edit.format
             workers.submit(.normal) { [self] in renderScene(state, version: version, session: session, id: id, format: format) }
         }
@@ -142,6 +143,10 @@ extension KilnService {
             let header = FrameHeader(format: format, sequence: sequence, time: 0, width: UInt32(image.width),
                                      height: UInt32(image.height), renderMicroseconds: UInt32(min(seconds * 1e6, 4e9)))
             if session.sink.send(.frame(header, payload, droppable: false)) { metrics.increment("kiln_frames_sent_total") }
+            session.lock.lock()
+            session.lastSceneFrame = (header, payload)
+            session.lock.unlock()
+            sendFrameToSpectators(of: session, header, payload)
             send(session, .sceneRendered(id: id, sequence: sequence, drawn: state.renderer.lastDrawn,
                                          renderMicroseconds: Int(seconds * 1e6)))
         } catch let error as SceneError {

@@ -66,7 +66,7 @@ extension KilnService {
             return
         }
         session.lock.lock()
-        let alreadyEditing = session.shader != nil || session.preview != nil || session.watchToken != nil
+        let alreadyEditing = session.shader != nil || session.preview != nil || session.scene != nil || session.watchToken != nil
         let previous = session.watched
         session.lock.unlock()
         guard !alreadyEditing else {
@@ -91,6 +91,7 @@ extension KilnService {
         if joined { editor.spectators.append(session) }
         let state = watchState(of: editor, now: monotonicSeconds())
         let count = editor.spectators.count
+        let sceneFrame = editor.watchScene == nil ? nil : editor.lastSceneFrame
         editor.lock.unlock()
 
         session.lock.lock()
@@ -99,6 +100,7 @@ extension KilnService {
         session.lock.unlock()
         metrics.set("kiln_spectators", Double(spectatorCount()))
         send(session, .spectating(id: id, state: state))
+        if let sceneFrame { session.sink.send(.frame(sceneFrame.header, sceneFrame.payload, droppable: true)) }
         if joined { send(editor, .spectators(count: count)) }
     }
 
@@ -108,6 +110,7 @@ extension KilnService {
                                     "line": editor.cursorLine.map { $0 as Any } ?? NSNull(),
                                     "time": editor.clock.time(at: now), "playing": editor.clock.playing]
         if let preview = editor.preview { state.merge(Self.previewState(preview)) { $1 } }
+        if let scene = editor.watchScene { state["scene"] = scene }
         return state
     }
 
@@ -128,9 +131,20 @@ extension KilnService {
     func noteEditorSource(_ files: [SourceFile], session: LiveSession) {
         session.lock.lock()
         session.watchFiles = files
+        session.watchScene = nil
+        session.lastSceneFrame = nil
         let watched = !session.spectators.isEmpty
         session.lock.unlock()
         if watched { tellSpectators(of: session, ["files": files.map { ["name": $0.name, "text": $0.text] }]) }
+    }
+
+    /// The editor's scene changed (an edit was applied): its JSON for joiners and watchers.
+    func noteEditorScene(_ json: String, session: LiveSession) {
+        session.lock.lock()
+        session.watchScene = json
+        let watched = !session.spectators.isEmpty
+        session.lock.unlock()
+        if watched { tellSpectators(of: session, ["scene": json]) }
     }
 
     /// `cursor`: the editor's cursor line.

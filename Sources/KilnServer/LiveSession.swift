@@ -116,6 +116,12 @@ final class LiveSession: @unchecked Sendable {
     var watchToken: String?
     var spectators: [LiveSession] = []
     var watchFiles: [SourceFile] = []
+    /// The scene document's JSON when the editor's latest work is a scene (`scene.set` and
+    /// the layer edits), nil after a `compile`: what a spectator is shown instead of files.
+    var watchScene: String?
+    /// The last scene frame: a scene renders only when edited, so a spectator that joins
+    /// between edits is sent this one instead of waiting for the next.
+    var lastSceneFrame: (header: FrameHeader, payload: [UInt8])?
     var cursorLine: Int?
     /// The spectator's side: the session it watches. A spectator cannot edit.
     weak var watched: LiveSession?

@@ -125,4 +125,43 @@ import Testing
         #expect(first.message("error")?["code"] as? String == "read_only")
         #expect(service.watchPageResponse(token: "nope").status == 404)
     }
+
+    /// An editor in scene mode: the spectator is shown the scene document and its frames,
+    /// and each applied edit; a `compile` afterwards switches it back to files.
+    @Test func aSpectatorFollowsAScene() throws {
+        let (service, _) = SessionResponderTests.service()
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        func scene(_ color: String) -> String {
+            Self.json(["type": "scene.set", "scene": ["width": 8, "height": 8,
+                       "layers": [["id": "bg", "type": "background", "paint": ["background-color": color]]]]])
+        }
+        service.receive(text: scene("#ff0000"), session: session)
+        #expect(sink.wait { _ in sink.message("scene.rendered") != nil })
+        service.receive(text: #"{"type":"watch"}"#, session: session)
+        let token = try #require(sink.message("watching")?["token"] as? String)
+
+        let viewer = RecordingSink()
+        let viewerSession = service.openSession(viewer)
+        service.receive(text: Self.json(["type": "spectate", "token": token]), session: viewerSession)
+        let joined = try #require(viewer.message("spectating"))
+        #expect((joined["scene"] as? String)?.contains("#ff0000") == true)
+        #expect(viewer.frames.count == 1)                 // the scene's last frame, sent on joining
+        service.receive(text: scene("#00ff00"), session: session)
+        #expect(viewer.wait { _ in viewer.messages.contains { ($0.object["scene"] as? String)?.contains("#00ff00") == true } })
+        #expect(viewer.wait { _ in viewer.frames.count >= 2 })
+        // A spectator's scene edits are refused like its compiles.
+        service.receive(text: scene("#0000ff"), session: viewerSession)
+        #expect(viewer.message("error")?["code"] as? String == "read_only")
+
+        // Back to a shader: a new joiner sees files, not the scene.
+        service.receive(text: SessionResponderTests.compileMessage(id: 2, source: waveSource), session: session)
+        #expect(sink.message("compiled")?["ok"] as? Bool == true)
+        let late = RecordingSink()
+        let lateSession = service.openSession(late)
+        service.receive(text: Self.json(["type": "spectate", "token": token]), session: lateSession)
+        let state = try #require(late.message("spectating"))
+        #expect(state["scene"] == nil && (state["files"] as? [[String: Any]])?.first?["text"] as? String == waveSource)
+    }
 }

@@ -401,6 +401,7 @@ def test_watch_link_shows_the_live_session_read_only(browser):
                  timeout=30, message="the watched source")
         assert browser.execute_script("return document.getElementById('source').readOnly")
         assert browser.find_element(By.ID, "watch-banner").is_displayed()
+        assert browser.execute_script("return document.body.classList.contains('spectating')")   # controls disabled
         wait_for(lambda: digest(browser)[1] > 2, timeout=30, message="the watched picture")
         browser.save_screenshot(str(ARTIFACTS / "16-spectator.png"))
 
@@ -418,5 +419,35 @@ def test_watch_link_shows_the_live_session_read_only(browser):
         wait_for(lambda: browser.execute_script("return window.kiln.editor.text") == edited, timeout=30, message="the edit, live")
         wait_for(lambda: browser.execute_script("return window.kiln.editor.currentLine") == line, timeout=30, message="the cursor line")
         browser.save_screenshot(str(ARTIFACTS / "17-spectator-follows.png"))
+    finally:
+        server.stop()
+
+
+def test_watch_link_follows_a_scene(browser):
+    """In scene mode the watch link shows the scene document read-only and the scene's
+    frames; hiding a layer in the editor's tab reaches the spectator's picture."""
+    server = KilnServer().start()
+    try:
+        browser.get(server.http + "/")
+        wait_for(lambda: digest(browser)[1] > 8, message="the shader preview")
+        browser.find_element(By.ID, "mode-scene").click()
+        rows = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#layers .layer"), message="the layer list")
+        wait_for(lambda: (d := digest(browser)) and d[2:] == [512, 384], message="a scene frame")
+        editor_tab = browser.current_window_handle
+        browser.find_element(By.ID, "watch").click()
+        url = wait_for(lambda: (v := browser.find_element(By.ID, "watch-url").get_attribute("value")) and "/w/" in v and v,
+                       timeout=30, message="the watch link")
+        browser.switch_to.new_window("tab")
+        browser.get(url)
+        wait_for(lambda: '"layers"' in (browser.execute_script("return window.kiln && window.kiln.editor.text") or ""),
+                 timeout=30, message="the watched scene document")
+        watched = wait_for(lambda: (d := digest(browser)) and d[2:] == [512, 384] and d, timeout=30, message="the scene's frame")
+        assert browser.find_element(By.ID, "kind").text == "scene"
+        browser.save_screenshot(str(ARTIFACTS / "18-spectator-scene.png"))
+        browser.switch_to.window(editor_tab)
+        rows[0].find_element(By.CSS_SELECTOR, "input[type=checkbox]").click()
+        browser.switch_to.window([h for h in browser.window_handles if h != editor_tab][0])
+        wait_for(lambda: digest(browser)[0] != watched[0], timeout=30, message="the edited scene, live")
+        assert '"visible":false' in browser.execute_script("return window.kiln.editor.text").replace(" ", "")
     finally:
         server.stop()
