@@ -149,14 +149,20 @@ def test_page_end_to_end(browser):
         server.stop()
 
 
+def open_scene_mode(browser, server):
+    """Opens the page, waits for the shader preview, switches to scene mode (the map
+    example) and returns its layer rows, topmost first."""
+    browser.get(server.http + "/")
+    wait_for(lambda: digest(browser)[1] > 8, message="the shader preview")
+    browser.find_element(By.ID, "mode-scene").click()
+    return wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#layers .layer"), message="the layer list")
+
+
 def test_scene_mode(browser):
     server = KilnServer().start()
     try:
-        browser.get(server.http + "/")
-        wait_for(lambda: digest(browser)[1] > 8, message="the shader preview")
-        browser.find_element(By.ID, "mode-scene").click()
         # The map example: layers listed topmost first, a frame of the scene's size.
-        rows = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#layers .layer"), message="the layer list")
+        rows = open_scene_mode(browser, server)
         ids = [row.get_attribute("data-id") for row in rows]
         assert len(ids) >= 4, ids
         first = wait_for(lambda: (d := digest(browser)) and d[2:] == [512, 384] and d, message="a scene frame")
@@ -428,10 +434,7 @@ def test_watch_link_follows_a_scene(browser):
     frames; hiding a layer in the editor's tab reaches the spectator's picture."""
     server = KilnServer().start()
     try:
-        browser.get(server.http + "/")
-        wait_for(lambda: digest(browser)[1] > 8, message="the shader preview")
-        browser.find_element(By.ID, "mode-scene").click()
-        rows = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#layers .layer"), message="the layer list")
+        rows = open_scene_mode(browser, server)
         wait_for(lambda: (d := digest(browser)) and d[2:] == [512, 384], message="a scene frame")
         editor_tab = browser.current_window_handle
         browser.find_element(By.ID, "watch").click()
