@@ -170,10 +170,11 @@ public final class PostgresShareStore: ShareStore, @unchecked Sendable {
     public func charge(client: String, bytes: Int, day: Int, limit: Int) throws -> Bool {
         guard bytes >= 0, bytes <= limit else { return false }
         return try call {
-            try pool.withTransaction { db, deadline in
-                try pool.run(db, "DELETE FROM quota WHERE client = \(client) AND day < \(day)", deadline)
-                // One statement: instances charging the same client at once cannot both fit.
-                return try !pool.run(db, """
+            try pool.withConnection { db, deadline in
+                // One statement, one round trip: the earlier days go, and the upsert counts
+                // only when it fits, so instances charging one client at once cannot both fit.
+                try !pool.run(db, """
+                    WITH forgotten AS (DELETE FROM quota WHERE client = \(client) AND day < \(day))
                     INSERT INTO quota (client, day, bytes) VALUES (\(client), \(day), \(bytes))
                     ON CONFLICT (client, day) DO UPDATE SET bytes = quota.bytes + excluded.bytes
                     WHERE quota.bytes + excluded.bytes <= \(limit)
