@@ -33,6 +33,10 @@ struct PreparedInstruction: Sendable {
     /// opcodes) holds the instruction's memo slot.
     static let memoFlag: UInt8 = 0x20
     var isMemoized: Bool { mode & Self.memoFlag != 0 }
+    /// Set beside `memoFlag` on binary opcodes, whose memo key holds both operands
+    /// (decided once here: `Opcode.shape` is a switch the hot path should not call).
+    static let memoBinaryFlag: UInt8 = 0x10
+    var memoKeysTwoOperands: Bool { mode & Self.memoBinaryFlag != 0 }
 }
 
 /// An entry function converted to the VM's internal form, shareable by all workers.
@@ -101,6 +105,7 @@ public final class PreparedFunction: @unchecked Sendable {
         var memoSlots = 0
         for index in body.indices where body[index].isScalar && UniformMemo.isWorthIt(body[index].opcode) {
             body[index].mode |= PreparedInstruction.memoFlag
+            if body[index].opcode.shape == .binary { body[index].mode |= PreparedInstruction.memoBinaryFlag }
             body[index].d = UInt32(memoSlots)
             memoSlots += 1
         }

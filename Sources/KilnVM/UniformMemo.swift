@@ -25,10 +25,16 @@ enum UniformMemo {
         var filled: UInt32
     }
 
-    /// Opcodes whose one-lane cost (≥ 20 cheap instructions) pays for a lookup.
+    /// Opcodes whose one-lane cost pays for a lookup: every function call (the work weight
+    /// of the binary32 `sin`/`cos`/`exp`/`exp2`, 8, is their 64-lane *vectorized* throughput;
+    /// one lane through the same routine is its range reduction, polynomial and selects,
+    /// 20–30 cheap instructions), not the arithmetic, whose weights are 1–4. With the old
+    /// bound (≥ 20) the binary32 functions fell out of the memo when they arrived, and a
+    /// sphere tracer recomputed its uniform sines at every step: raymarch spent 12 % of
+    /// its time in one-lane `fsin`/`fcos`.
     static func isWorthIt(_ opcode: Opcode) -> Bool {
         switch opcode.shape {
-        case .unary, .binary: return opcode.workCost >= 20
+        case .unary, .binary: return opcode.workCost >= 8
         default: return false
         }
     }

@@ -23,10 +23,37 @@ extension Execution {
     /// Out of line on purpose: inlining a second copy of the whole `switch` into the hot loop
     /// made the optimizer outline the 64-lane `step` instead (a call, a stack frame and a
     /// runtime lane count on every varying instruction: raymarch lost a third of its speed).
+    ///
+    /// The opcodes scalar code is mostly made of (loop counters, the arithmetic of
+    /// per-object constants: 70 of the 85 scalar instructions in raymarch's code; the other
+    /// 15 are `sin` and `cos`, which go through the memo) run here on their own lane
+    /// functions with a lane count of 1 — the same expressions, so the same bits — and
+    /// nothing else, so this function needs no stack frame. The whole `switch` inlined with
+    /// one lane has a 280-byte frame and a stack-protector check, which perf showed as a
+    /// fifth of the time spent here; every other opcode goes to `scalarStepAny`.
     @inline(never) static func scalarStep(_ m: Machine, _ i: PreparedInstruction) {
+        switch i.opcode {
+        case .fadd: fadd(m, i, 1)
+        case .fsub: fsub(m, i, 1)
+        case .fmul: fmul(m, i, 1)
+        case .fdiv: fdiv(m, i, 1)
+        case .iadd: iadd(m, i, 1)
+        case .isub: isub(m, i, 1)
+        case .ilt: ilt(m, i, 1)
+        case .ieq: ieq(m, i, 1)
+        case .itof: itof(m, i, 1)
+        default: scalarStepAny(m, i)
+        }
+        guard i.broadcasts else { return }
+        let a = m[i.a], value = a[0]
+        for l in 0..<laneCount { a[l] = value }
+    }
+
+    /// Any other uniform instruction on lane 0: transcendentals through `UniformMemo`.
+    @inline(never) static func scalarStepAny(_ m: Machine, _ i: PreparedInstruction) {
         if i.isMemoized {
             // Transcendentals look their operands up first (`UniformMemo`).
-            let key = UInt64(m[i.b][0]) | (i.opcode.shape == .binary ? UInt64(m[i.c][0]) << 32 : 0)
+            let key = UInt64(m[i.b][0]) | (i.memoKeysTwoOperands ? UInt64(m[i.c][0]) << 32 : 0)
             let entry = m.memo + UniformMemo.index(slot: i.d, key: key)
             if entry.pointee.filled != 0 && entry.pointee.key == key {
                 m[i.a][0] = entry.pointee.value
@@ -37,9 +64,6 @@ extension Execution {
         } else {
             _ = step(m, i, lanes: 1)
         }
-        guard i.broadcasts else { return }
-        let a = m[i.a], value = a[0]
-        for l in 0..<laneCount { a[l] = value }
     }
 
     @inline(__always) static func step(_ m: Machine, _ i: PreparedInstruction, lanes n: Int = laneCount) -> Flow {
