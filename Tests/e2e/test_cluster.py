@@ -63,12 +63,16 @@ def http(url, data=None):
         return error.code, error.read()
 
 
-def connections(server):
+def metric(server, name):
     status, body = http(server.http + "/metrics")
     for line in body.decode().splitlines():
-        if line.startswith("kiln_connections "):
+        if line.startswith(name + " "):
             return int(float(line.split()[1]))
     return 0
+
+
+def connections(server):
+    return metric(server, "kiln_connections")
 
 
 @pytest.fixture(params=["postgres", "sqlite"])
@@ -81,8 +85,9 @@ def cluster(request, postgres_url):
         storage = ("--data-directory", "none", "--database", f"{postgres_url}&schema={schema}")
     else:
         storage = ("--data-directory", data)
-    a = KilnServer(*storage, "--instance-name", "a", "--drain-seconds", "1.5").start()
-    b = KilnServer(*storage, "--instance-name", "b", "--drain-seconds", "1.5").start()
+    quota = ("--share-quota-bytes", "200000")         # room for the tests' shares; test_quota fills it
+    a = KilnServer(*storage, *quota, "--instance-name", "a", "--drain-seconds", "1.5").start()
+    b = KilnServer(*storage, *quota, "--instance-name", "b", "--drain-seconds", "1.5").start()
     port = free_port()
     config = pathlib.Path(data) / "haproxy.cfg"
     config.write_text(HAPROXY_CONFIG.format(port=port, a=a.port, b=b.port))
@@ -183,3 +188,17 @@ def test_spectators_reach_the_instance_holding_the_session(cluster):
         await editor.close()
 
     asyncio.run(go())
+
+
+def test_a_share_quota_holds_across_instances(cluster):
+    """The quota is counted in the shared database: shares through HAProxy alternate
+    between the instances, and the address runs out on whichever serves the one too many."""
+    a, b, url = cluster
+    statuses = []
+    for n in range(6):
+        body = json.dumps({"source": f"// {n} " + "q" * 45000, "function": "f"}).encode()
+        statuses.append(http(url + "/share", body)[0])
+    assert statuses[:4] == [201] * 4 and statuses[4:] == [429, 429], statuses
+    # Both instances stored some of the four (round robin), so neither counted alone.
+    stored = [metric(server, "kiln_shares_total") for server in (a, b)]
+    assert all(count > 0 for count in stored) and sum(stored) == 4, stored
