@@ -4,7 +4,8 @@ made through one opens through the other; SIGTERM on the instance holding a sess
 it (HAProxy's health check takes it out), closes the session with 1001, and the client
 reconnects through HAProxy to the other instance with its text; the history compiled
 before the move is still there. Spectators of a session reach the instance holding it
-through HAProxy's routing on the instance name in the watch link."""
+through HAProxy's routing on the instance name in the watch link, and a client address's
+share quota holds across the instances."""
 import asyncio
 import json
 import pathlib
