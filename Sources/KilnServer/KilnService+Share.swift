@@ -20,6 +20,9 @@ extension KilnService {
         }
     }
 
+    /// Where storage failures are reported (`StorageFailureLog`): one for the process.
+    static let storageFailures = StorageFailureLog()
+
     /// Stores a state (JSON bytes) — `POST /share` and the WebSocket `share` — and returns
     /// its id, or the refusal: `bad_request`, `too_large` past a storage limit,
     /// `quota_exceeded` past the client's daily quota, `unavailable` without storage.
@@ -50,7 +53,7 @@ extension KilnService {
         } catch let error as StorageError {
             return .failure(ProtocolError(.tooLarge, error.message))
         } catch {
-            return .failure(ProtocolError(.unavailable, "could not store the state: \(error)"))
+            return .failure(ProtocolError(.unavailable, Self.storageFailures.record(error, doing: "storing a share", metrics: metrics)))
         }
     }
 
@@ -58,7 +61,9 @@ extension KilnService {
     func sharedStateResponse(_ request: HTTPRequest, id: String) -> HTTPResponse {
         guard let store else { return .text(503, "sharing is off: this server has no storage\n") }
         let state: [UInt8]?
-        do { state = try store.loadState(id: id) } catch { return .text(500, "could not read the state: \(error)\n") }
+        do { state = try store.loadState(id: id) } catch {
+            return .text(503, Self.storageFailures.record(error, doing: "reading a share", metrics: metrics) + "\n")
+        }
         guard let state else { return .text(404, "no shared state \(id)\n") }
         if request.query["format"] == "json" {
             return HTTPResponse(status: 200, contentType: "application/json", headers: [("Cache-Control", "public, max-age=31536000, immutable")],
@@ -81,7 +86,11 @@ extension KilnService {
 
     func contentResponse(_ hash: String) -> HTTPResponse {
         guard let store else { return .text(503, "sharing is off: this server has no storage\n") }
-        guard let bytes = try? store.loadContent(hash: hash) else { return .text(404, "no content \(hash)\n") }
+        let found: [UInt8]?
+        do { found = try store.loadContent(hash: hash) } catch {
+            return .text(503, Self.storageFailures.record(error, doing: "reading content", metrics: metrics) + "\n")
+        }
+        guard let bytes = found else { return .text(404, "no content \(hash)\n") }
         return HTTPResponse(status: 200, contentType: "image/png", headers: [("Cache-Control", "public, max-age=31536000, immutable")],
                             body: bytes)
     }
@@ -105,12 +114,16 @@ extension KilnService {
         guard let store, ContentID.isClientID(client) else { return }
         let json = files.map { ["name": $0.name, "text": $0.text] }
         guard let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]) else { return }
-        guard (try? store.charge(client: address, bytes: data.count, day: Self.today(), limit: settings.shareQuotaBytes)) == true else {
-            metrics.increment("kiln_history_versions_refused_total")
-            return
-        }
-        if (try? store.saveVersion(client: client, files: Array(data), time: Date().timeIntervalSince1970)) != nil {
+        do {
+            guard try store.charge(client: address, bytes: data.count, day: Self.today(), limit: settings.shareQuotaBytes) else {
+                metrics.increment("kiln_history_versions_refused_total")
+                return
+            }
+            _ = try store.saveVersion(client: client, files: Array(data), time: Date().timeIntervalSince1970)
             metrics.increment("kiln_history_versions_total")
+        } catch {
+            // Nobody waits for a history write: the operator hears of it, the page does not.
+            _ = Self.storageFailures.record(error, doing: "keeping a history version", metrics: metrics)
         }
     }
 
@@ -133,7 +146,7 @@ extension KilnService {
             }
             return .text(200, JSONText.serialize(["versions": list] as [String: Any]) + "\n", contentType: "application/json")
         } catch {
-            return .text(500, "could not read the history: \(error)\n")
+            return .text(503, Self.storageFailures.record(error, doing: "reading a history", metrics: metrics) + "\n")
         }
     }
 }
