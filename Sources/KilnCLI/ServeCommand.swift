@@ -28,6 +28,10 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Largest WebSocket message or HTTP body, in bytes.") var maxMessageBytes = 1 << 20
     @Option(help: "Most simultaneous WebSocket connections.") var maxConnections = 1024
     @Option(help: "Longest request target (path and query) answered; longer gets 414.") var maxUrlBytes = 8192
+    @Option(help: "Most bytes of request header fields; more gets 431.") var maxHeaderBytes = 16384
+    @Option(help: "Most request header fields; more gets 431.") var maxHeaderFields = 100
+    @Option(help: "Seconds a new connection may take to send its request head (then 408).") var headerTimeout = 10.0
+    @Option(help: "Most connections still sending their request head; more get 503.") var maxWaitingConnections = 256
     @Option(help: "Preview side used when a client names no size.") var defaultSize = 512
     @Option(help: "Largest preview side a client may ask for (at most 4096).") var maxPreviewSide = 2048
     @Option(help: "Frame rate used when a client names none.") var defaultFps = 30.0
@@ -77,7 +81,13 @@ struct ServeCommand: ParsableCommand {
         guard drainSeconds >= 0, drainSeconds.isFinite, drainSeconds <= 3600 else {
             throw ValidationError("--drain-seconds must be a number of seconds, 0…3600")
         }
-        guard maxMessageBytes > 0, maxConnections > 0, maxFramesInFlight > 0, maxSpectators > 0, maxHistoryVersions > 0, shareQuotaBytes > 0, cacheEntries > 0, maxQueuedBytes > 0,
+        guard headerTimeout > 0, headerTimeout.isFinite, headerTimeout <= 3600 else {
+            throw ValidationError("--header-timeout must be a number of seconds, above 0 and at most 3600")
+        }
+        guard maxUrlBytes + maxHeaderBytes <= 60000 else {
+            throw ValidationError("--max-url-bytes + --max-header-bytes must be at most 60000 (libwebsockets' header buffer)")
+        }
+        guard maxMessageBytes > 0, maxConnections > 0, maxHeaderBytes > 0, maxHeaderFields > 0, maxWaitingConnections > 0, maxUrlBytes > 0, maxFramesInFlight > 0, maxSpectators > 0, maxHistoryVersions > 0, shareQuotaBytes > 0, cacheEntries > 0, maxQueuedBytes > 0,
               compilesPerSecond > 0, compilesPerSecond.isFinite, maxTraceSteps > 0 else {
             throw ValidationError("limits must be positive")
         }
@@ -92,6 +102,10 @@ struct ServeCommand: ParsableCommand {
         settings.transport.maxMessageBytes = maxMessageBytes
         settings.transport.maxConnections = maxConnections
         settings.transport.maxURLBytes = maxUrlBytes
+        settings.transport.maxHeaderBytes = maxHeaderBytes
+        settings.transport.maxHeaderFields = maxHeaderFields
+        settings.transport.headerTimeoutSeconds = headerTimeout
+        settings.transport.maxWaitingConnections = maxWaitingConnections
         settings.transport.maxQueuedBytes = maxQueuedBytes
         settings.transport.pingIntervalSeconds = pingInterval
         settings.transport.idleTimeoutSeconds = idleTimeout

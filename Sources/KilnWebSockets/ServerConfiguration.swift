@@ -19,10 +19,18 @@ public struct ServerConfiguration: Sendable {
     public var maxMessageBytes: Int = 1 << 20
     /// Most simultaneous WebSocket connections; more are refused at the handshake (HTTP 503).
     public var maxConnections: Int = 1024
-    /// Longest request target (path and query) answered; a longer one gets 414. The
-    /// header buffer is four times this (libwebsockets' own default, 4 KiB, dropped
-    /// longer requests with no answer); requests whose headers overflow it still are.
+    /// Longest request target (path and query) answered; a longer one gets 414.
     public var maxURLBytes: Int = 8192
+    /// Most bytes of request header fields (after the request line); more gets 431.
+    public var maxHeaderBytes: Int = 16384
+    /// Most request header fields; more gets 431.
+    public var maxHeaderFields: Int = 100
+    /// Seconds a new connection may take to send its request head; then 408 (or, if it
+    /// sent nothing, a plain close).
+    public var headerTimeoutSeconds: Double = 10
+    /// Most connections still sending their request head at once; more get 503 at once.
+    /// Bounds what silent and dribbling clients hold (a descriptor and ≤ 24 KiB each).
+    public var maxWaitingConnections: Int = 256
     /// Seconds of silence before the server pings a WebSocket client, and before it hangs up.
     public var pingIntervalSeconds: Int = 30
     public var idleTimeoutSeconds: Int = 60

@@ -113,6 +113,7 @@ extension WebSocketServer {
             let end = storage.baseAddress! + Self.preamble + 1024 - 1
             guard lws_add_http_common_headers(wsi, 405, "text/plain; charset=utf-8", lws_filepos_t(body.count), &cursor, end) == 0,
                   lws_add_http_header_by_name(wsi, "allow:", "GET, HEAD", 9, &cursor, end) == 0,
+                  addConnectionClose(wsi, &cursor, end),
                   lws_finalize_write_http_header(wsi, start, &cursor, end) == 0 else { return false }
             let bodyStart = storage.baseAddress! + Self.preamble
             for (index, byte) in body.enumerated() { bodyStart[index] = byte }
@@ -120,6 +121,16 @@ extension WebSocketServer {
         }
         if !ok { lws_return_http_status(wsi, 405, "static files take GET and HEAD only") }
         return 1
+    }
+
+    /// Behind the front door every plain-HTTP request arrives with `Connection: close`, and
+    /// libwebsockets closes after answering it but does not say so: the answer says it
+    /// (RFC 9112 §9.6), so a client does not send a next request into a closing socket.
+    /// True when written or not needed (TLS: libwebsockets' own keep-alive, and HTTP/2
+    /// forbids the field).
+    func addConnectionClose(_ wsi: OpaquePointer, _ cursor: inout UnsafeMutablePointer<UInt8>?, _ end: UnsafeMutablePointer<UInt8>) -> Bool {
+        guard hasFrontDoor else { return true }
+        return lws_add_http_header_by_name(wsi, "connection:", "close", 5, &cursor, end) == 0
     }
 
     func httpEvent(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
@@ -213,6 +224,16 @@ extension WebSocketServer {
             if let request = releaseSlot(user) as? HTTPRequest { request.detach() }
             return 0
 
+        case LWS_CALLBACK_ADD_HEADERS:
+            // Static files: libwebsockets writes their header itself and asks here for more.
+            guard let arguments = input?.assumingMemoryBound(to: lws_process_html_args.self) else { return 0 }
+            var cursor: UnsafeMutablePointer<UInt8>? = UnsafeMutableRawPointer(arguments.pointee.p)?.assumingMemoryBound(to: UInt8.self)
+            guard let start = cursor else { return 0 }
+            let end = start + Int(arguments.pointee.max_len)
+            guard addConnectionClose(wsi, &cursor, end) else { return 1 }
+            arguments.pointee.p = UnsafeMutableRawPointer(cursor).map { $0.assumingMemoryBound(to: CChar.self) }
+            return 0
+
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             return 0
 
@@ -282,6 +303,8 @@ extension WebSocketServer {
                     let headerName = name.lowercased() + ":"
                     if lws_add_http_header_by_name(wsi, headerName, value, Int32(value.utf8.count), &cursor, end) != 0 { return false }
                 }
+                if !response.headers.contains(where: { $0.0.lowercased() == "connection" }),
+                   !addConnectionClose(wsi, &cursor, end) { return false }
                 return lws_finalize_write_http_header(wsi, start, &cursor, end) == 0
             }
             guard ok else { return -1 }
@@ -309,6 +332,10 @@ extension WebSocketServer {
 
     private func finishTransaction(_ request: HTTPRequest, _ wsi: OpaquePointer, _ user: UnsafeMutableRawPointer?) -> Int32 {
         if let finished = releaseSlot(user) as? HTTPRequest { finished.detach() }
+        // Behind the front door one request per connection: a request with a body arrives
+        // with its own head, perhaps without `Connection: close`, and whatever follows it
+        // has not been checked.
+        if hasFrontDoor { return -1 }
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 

@@ -29,13 +29,21 @@ public final class WebSocketServer: @unchecked Sendable {
     enum Wake {
         case webSocket(WebSocketConnection)
         case http(HTTPRequest)
+        /// A connection the front door accepted, with the head to read first when the front
+        /// door consumed it (nil: libwebsockets reads it from the socket).
+        case adopt(Int32, [UInt8]?)
     }
 
     // Guarded by `contextLock`: the context pointer and the wake list. Calling
     // lws_cancel_service after lws_context_destroy is a use-after-free, hence the lock.
     private let contextLock = NSLock()
     private var context: OpaquePointer?
+    private var vhost: OpaquePointer?
     private var wakeList: [Wake] = []
+    /// Reads plain-HTTP request heads before libwebsockets does (nil with TLS).
+    private var frontDoor: FrontDoor?
+    /// Set once before the service thread starts; read by its callbacks.
+    private(set) var hasFrontDoor = false
 
     // Service-thread state.
     var connections: [Int: WebSocketConnection] = [:]
@@ -88,14 +96,26 @@ public final class WebSocketServer: @unchecked Sendable {
         contextInfo.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS) | commonOptions
         contextInfo.user = Unmanaged.passUnretained(self).toOpaque()
         contextInfo.fd_limit_per_thread = UInt32(configuration.fileDescriptorLimit)
-        contextInfo.max_http_header_data = UInt16(clamping: configuration.maxURLBytes * 4)
+        // Room for the largest head the front door lets through (request line + fields).
+        contextInfo.max_http_header_data = UInt16(clamping: max(32768, configuration.maxURLBytes + configuration.maxHeaderBytes + 1024))
         guard let context = lws_create_context(&contextInfo) else {
             throw ServerError(description: "libwebsockets could not create a context")
         }
 
+        // Plain HTTP: the front door binds and reads every request head first; libwebsockets
+        // listens itself only for TLS, whose bytes the front door cannot read.
+        var listener: ListeningSocket?
+        if !configuration.usesTLS {
+            do {
+                listener = try ListeningSocket.open(host: configuration.host, port: configuration.port)
+            } catch {
+                lws_context_destroy(context)
+                throw error
+            }
+        }
         var vhostInfo = lws_context_creation_info()
         vhostInfo.options = commonOptions
-        vhostInfo.port = Int32(configuration.port)
+        vhostInfo.port = listener == nil ? Int32(configuration.port) : CONTEXT_PORT_NO_LISTEN_SERVER
         vhostInfo.vhost_name = UnsafePointer(persistent("kiln"))
         vhostInfo.protocols = UnsafePointer(makeProtocols())
         vhostInfo.mounts = UnsafePointer(makeMounts())
@@ -109,12 +129,26 @@ public final class WebSocketServer: @unchecked Sendable {
         }
         guard let vhost = lws_create_vhost(context, &vhostInfo) else {
             lws_context_destroy(context)
+            if let listener { close(listener.descriptor) }
             throw ServerError(description: "cannot listen on \(configuration.host):\(configuration.port) (port in use or bad TLS files?)")
         }
-        port = Int(lws_get_vhost_listen_port(vhost))
+        port = listener?.port ?? Int(lws_get_vhost_listen_port(vhost))
         contextLock.lock()
         self.context = context
+        self.vhost = vhost
         contextLock.unlock()
+        if let listener {
+            let limits = RequestHeadLimits(maxTargetBytes: configuration.maxURLBytes, maxFieldBytes: configuration.maxHeaderBytes,
+                                           maxFields: configuration.maxHeaderFields, maxBodyBytes: configuration.maxMessageBytes)
+            let settings = FrontDoor.Settings(limits: limits, headTimeout: configuration.headerTimeoutSeconds,
+                                              maxWaiting: configuration.maxWaitingConnections, oneRequestPerConnection: true)
+            let door = FrontDoor(listener: listener, settings: settings) { [weak self] descriptor, bytes in
+                if let self { self.wake(.adopt(descriptor, bytes)) } else { close(descriptor) }
+            }
+            try door.start()
+            frontDoor = door
+            hasFrontDoor = true
+        }
 
         let contextHandle = ContextHandle(pointer: context)
         let thread = Thread { [self] in serviceLoop(contextHandle.pointer) }
@@ -147,6 +181,7 @@ public final class WebSocketServer: @unchecked Sendable {
         shutdownDeadline = Date().addingTimeInterval(timeout)
         stateLock.unlock()
         guard serviceThread != nil else { return }
+        frontDoor?.stop()
         if !alreadyStopping { cancelService() }
         finished.wait()
         finished.signal()
@@ -175,6 +210,8 @@ public final class WebSocketServer: @unchecked Sendable {
         }
         contextLock.lock()
         self.context = nil
+        self.vhost = nil
+        for case .adopt(let descriptor, _) in wakeList { close(descriptor) }
         wakeList.removeAll()
         contextLock.unlock()
         lws_context_destroy(context)
@@ -190,7 +227,10 @@ public final class WebSocketServer: @unchecked Sendable {
     func wake(_ target: Wake) {
         contextLock.lock()
         defer { contextLock.unlock() }
-        guard let context else { return }
+        guard let context else {
+            if case .adopt(let descriptor, _) = target { close(descriptor) }
+            return
+        }
         wakeList.append(target)
         lws_cancel_service(context)
     }
@@ -205,6 +245,7 @@ public final class WebSocketServer: @unchecked Sendable {
     func drainWakeList() {
         contextLock.lock()
         let targets = wakeList
+        let vhost = self.vhost
         wakeList.removeAll(keepingCapacity: true)
         contextLock.unlock()
         for target in targets {
@@ -219,6 +260,18 @@ public final class WebSocketServer: @unchecked Sendable {
                 let wsi = request.wsi
                 request.lock.unlock()
                 if let wsi { lws_callback_on_writable(wsi) }
+            case .adopt(let descriptor, let bytes):
+                guard let vhost else { close(descriptor); continue }
+                // On failure libwebsockets has closed the descriptor already, or never took it
+                // (allocation failure): not closing it here risks a leak, closing it risks
+                // closing a descriptor reused meanwhile, so it is left.
+                if let bytes {
+                    _ = bytes.withUnsafeBufferPointer { buffer in
+                        buffer.withMemoryRebound(to: CChar.self) { lws_adopt_socket_vhost_readbuf(vhost, descriptor, $0.baseAddress, $0.count) }
+                    }
+                } else {
+                    _ = lws_adopt_socket_vhost(vhost, descriptor)
+                }
             }
         }
     }
