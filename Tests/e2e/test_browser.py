@@ -259,6 +259,9 @@ def test_pixel_debugger(browser):
         open_with_source(browser, server, DEBUG_SHADER, "loopy")
         browser.find_element(By.ID, "play").click()        # pause: one picture to look at
         wait_for(lambda: browser.execute_script("return window.kiln.frames.canvas.width") == 512, message="a 512² frame")
+        # The paused picture is loopy's (blue is 0.25 everywhere): once, under CI load, the
+        # canvas still showed the previous shader 0.5 s after the pause (cause not found).
+        wait_for(lambda: browser.execute_script(CANVAS_PIXEL, 70, 100)[2] == 64, message="loopy's picture on the canvas")
         time.sleep(0.5)
 
         # Click pixel (70, 100) of the 512² canvas, whatever size it is drawn at: n = 4 there.
