@@ -31,9 +31,6 @@ final class FrontDoor: @unchecked Sendable {
         var maxWaiting: Int
         /// Seconds a refused connection's leftover bytes are drained before closing.
         var lingerSeconds: Double = 2
-        /// Ask libwebsockets to close after answering every request that is not a
-        /// WebSocket handshake, so every request on the port comes through here.
-        var oneRequestPerConnection: Bool
     }
 
     private let listener: ListeningSocket
@@ -68,6 +65,7 @@ final class FrontDoor: @unchecked Sendable {
     /// leaves the GNU extension out.
     private static let pollReadHangUp: Int16 = 0x2000
     private static let quickLooks = 8
+    private static let headMethod = Array("HEAD ".utf8)
     private static let trickleInterval = 0.02
     private var visitors: [Visitor] = []
 
@@ -225,7 +223,7 @@ final class FrontDoor: @unchecked Sendable {
                 if count > visitor.peeked {
                     let previous = visitor.peeked
                     visitor.peeked = count
-                    visitor.saysHEAD = window.starts(with: Array("HEAD ".utf8))
+                    visitor.saysHEAD = window.starts(with: Self.headMethod)
                     // Parse only when a line may have ended, or the first line is already too
                     // long: a client dribbling a byte at a time costs no re-parsing.
                     if window[previous ..< count].contains(0x0A) || count > settings.limits.maxTargetBytes + 32 {
@@ -261,8 +259,7 @@ final class FrontDoor: @unchecked Sendable {
             return visitor
         case .lingering:
             if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                var chunk = [UInt8](repeating: 0, count: 16384)
-                let count = recv(visitor.descriptor, &chunk, chunk.count, 0)
+                let count = window.withUnsafeMutableBytes { recv(visitor.descriptor, $0.baseAddress, $0.count, 0) }
                 if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) {
                     close(visitor.descriptor)
                     return nil
@@ -295,10 +292,8 @@ final class FrontDoor: @unchecked Sendable {
             // not serve (it closes after answering): read and dropped with the head, so
             // libwebsockets never parses a head the front door has not checked.
             consume(visitor.descriptor, visitor.peeked)
-            if settings.oneRequestPerConnection {
-                head.fields.removeAll { $0.name.lowercased() == "connection" || $0.name.lowercased() == "keep-alive" }
-                head.fields.append((name: "Connection", value: "close"))
-            }
+            head.fields.removeAll { $0.name.lowercased() == "connection" || $0.name.lowercased() == "keep-alive" }
+            head.fields.append((name: "Connection", value: "close"))
             handOff(visitor.descriptor, head.serialized())
             return .some(nil)
         }
@@ -309,12 +304,12 @@ final class FrontDoor: @unchecked Sendable {
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVLOWAT, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
-    /// Removes `count` bytes already peeked from the socket's queue.
+    /// Removes `count` bytes already peeked from the socket's queue (into the peek buffer,
+    /// whose contents are no longer needed; `count` never exceeds its size).
     private func consume(_ descriptor: Int32, _ count: Int) {
-        var sink = [UInt8](repeating: 0, count: count)
         var left = count
         while left > 0 {
-            let taken = recv(descriptor, &sink, left, 0)
+            let taken = window.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, left, 0) }
             if taken <= 0 { return }
             left -= taken
         }

@@ -123,9 +123,10 @@ extension WebSocketServer {
         return 1
     }
 
-    /// Behind the front door every plain-HTTP request arrives with `Connection: close`, and
-    /// libwebsockets closes after answering it but does not say so: the answer says it
-    /// (RFC 9112 §9.6), so a client does not send a next request into a closing socket.
+    /// Behind the front door a plain-HTTP connection serves one request (a head without a
+    /// body arrives rewritten with `Connection: close`; `finishTransaction` closes the rest),
+    /// and libwebsockets does not say so: the answer says it (RFC 9112 §9.6), so a client
+    /// does not send a next request into a closing socket.
     /// True when written or not needed (TLS: libwebsockets' own keep-alive, and HTTP/2
     /// forbids the field).
     func addConnectionClose(_ wsi: OpaquePointer, _ cursor: inout UnsafeMutablePointer<UInt8>?, _ end: UnsafeMutablePointer<UInt8>) -> Bool {

@@ -42,8 +42,8 @@ public final class WebSocketServer: @unchecked Sendable {
     private var wakeList: [Wake] = []
     /// Reads plain-HTTP request heads before libwebsockets does (nil with TLS).
     private var frontDoor: FrontDoor?
-    /// Set once before the service thread starts; read by its callbacks.
-    private(set) var hasFrontDoor = false
+    /// Set before the service thread starts and never cleared: its callbacks read it.
+    var hasFrontDoor: Bool { frontDoor != nil }
 
     // Service-thread state.
     var connections: [Int: WebSocketConnection] = [:]
@@ -141,13 +141,12 @@ public final class WebSocketServer: @unchecked Sendable {
             let limits = RequestHeadLimits(maxTargetBytes: configuration.maxURLBytes, maxFieldBytes: configuration.maxHeaderBytes,
                                            maxFields: configuration.maxHeaderFields, maxBodyBytes: configuration.maxMessageBytes)
             let settings = FrontDoor.Settings(limits: limits, headTimeout: configuration.headerTimeoutSeconds,
-                                              maxWaiting: configuration.maxWaitingConnections, oneRequestPerConnection: true)
+                                              maxWaiting: configuration.maxWaitingConnections)
             let door = FrontDoor(listener: listener, settings: settings) { [weak self] descriptor, bytes in
                 if let self { self.wake(.adopt(descriptor, bytes)) } else { close(descriptor) }
             }
             try door.start()
             frontDoor = door
-            hasFrontDoor = true
         }
 
         let contextHandle = ContextHandle(pointer: context)
