@@ -29,7 +29,8 @@ public struct ServerConfiguration: Sendable {
     /// sent nothing, a plain close).
     public var headerTimeoutSeconds: Double = 10
     /// Most connections still sending their request head at once; more get 503 at once.
-    /// Bounds what silent and dribbling clients hold (a descriptor and ≤ 24 KiB each).
+    /// Bounds what silent and dribbling clients hold (a descriptor and its socket buffer
+    /// each: the front door peeks at the head and leaves it in the kernel until judged).
     public var maxWaitingConnections: Int = 256
     /// Seconds of silence before the server pings a WebSocket client, and before it hangs up.
     public var pingIntervalSeconds: Int = 30
