@@ -99,6 +99,7 @@ extension KilnService {
         session.sequence &+= 1
         let sequence = session.sequence
         let generation = session.generation
+        let revision = session.previewRevision
         let cancellation = session.frameCancellation
         let heavy = session.lastFrameSeconds > settings.heavyFrameSeconds
         let time = session.clock.time(at: now)
@@ -121,7 +122,7 @@ extension KilnService {
 
         workers.submit(stride > 1 || staleOnly ? .urgent : heavy ? .heavy : .normal) { [self] in
             renderFrame(session, library: library, preview: preview, time: time, sequence: sequence, generation: generation,
-                        cancellation: cancellation, stride: stride)
+                        revision: revision, cancellation: cancellation, stride: stride)
         }
         return due
     }
@@ -141,7 +142,7 @@ extension KilnService {
     }
 
     private func renderFrame(_ session: LiveSession, library: Library, preview: PreviewSettings,
-                             time: Double, sequence: UInt32, generation: Int, cancellation: RenderCancellation,
+                             time: Double, sequence: UInt32, generation: Int, revision: Int, cancellation: RenderCancellation,
                              stride: Int = 1) {
         defer {
             session.lock.lock()
@@ -201,8 +202,15 @@ extension KilnService {
                 metrics.increment("kiln_renders_cancelled_total")
                 return
             }
-            metrics.increment("kiln_renders_failed_total")
             session.lock.lock()
+            // Settings or library replaced while it rendered: the next frame, with the new
+            // ones, decides whether the preview fails.
+            guard session.previewRevision == revision, session.generation == generation else {
+                session.lock.unlock()
+                metrics.increment("kiln_renders_superseded_total")
+                return
+            }
+            metrics.increment("kiln_renders_failed_total")
             // A frame that failed over its work budget was as expensive as frames get.
             session.lastFrameSeconds = .infinity
             session.renderFailed = true

@@ -212,6 +212,7 @@ extension KilnService {
         }
         if start { session.clock = PreviewClock(playing: true, speed: session.clock.speed, base: 0, anchor: monotonicSeconds()) }
         session.preview = preview
+        session.previewRevision &+= 1
         session.renderFailed = false
         session.nextFrameDue = 0
         if !session.spectators.isEmpty {
@@ -273,6 +274,7 @@ extension KilnService {
                 case .content: session.preview?.contentName = "upload"
                 case .content2: session.preview?.content2Name = "upload"
                 }
+                session.previewRevision &+= 1
                 session.renderFailed = false
                 session.nextFrameDue = 0
                 session.lock.unlock()

@@ -80,6 +80,11 @@ final class LiveSession: @unchecked Sendable {
     var sequence: UInt32 = 0
     /// A render error stops frames until the next compile or preview update.
     var renderFailed = false
+    /// Increases whenever the preview's settings or content change. A frame that fails
+    /// after its settings were replaced (a function the new library lacks, asked for just
+    /// before the client's `preview.update` named the new one) is not an error of the
+    /// preview the client now has: it must neither stop the stream nor reach the client.
+    var previewRevision = 0
     /// Uploaded content images by slot (`content`, `content2`).
     var uploads: [ContentSlot: PreviewContent] = [:]
     var pendingUploadSlot = ContentSlot.content

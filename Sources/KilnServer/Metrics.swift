@@ -24,6 +24,7 @@ public final class Metrics: @unchecked Sendable {
         "kiln_http_requests_total": "HTTP API requests.",
         "kiln_protocol_errors_total": "Bad WebSocket requests answered with an error message.",
         "kiln_renders_failed_total": "Renders that stopped with an error (e.g. a runaway loop).",
+        "kiln_renders_superseded_total": "Preview renders that failed after their settings or library were replaced (not reported).",
         "kiln_draining": "1 while the server drains before a stop (/healthz answers 503).",
         "kiln_spectators": "Connections watching a live session.",
         "kiln_spectator_frames_sent_total": "Preview frames queued to spectators.",

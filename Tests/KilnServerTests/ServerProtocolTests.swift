@@ -13,9 +13,13 @@ final class GradientRenderer: PreviewRenderer, @unchecked Sendable {
     let lock = NSLock()
     var renders = 0
     var failWith: String?
+    /// When set, a render waits for it (after counting itself, and with the failure it
+    /// started with): a test can change the session while a frame is rendering.
+    var gate: DispatchSemaphore?
 
     func render(_ request: PreviewRequest) throws -> [UInt8] {
-        lock.lock(); renders += 1; let failure = failWith; lock.unlock()
+        lock.lock(); renders += 1; let failure = failWith; let gate = gate; lock.unlock()
+        gate?.wait()
         if let failure { throw CommandError(failure) }
         let level = UInt8(clamping: Int((request.arguments["level"]?.first ?? 0) * 255))
         let blue = UInt8(clamping: Int(request.time * 10) % 256)

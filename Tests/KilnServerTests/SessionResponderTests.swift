@@ -59,6 +59,34 @@ import Testing
         #expect(sink.message("preview.stopped")?["id"] as? Int == 4)
     }
 
+    /// A frame that fails after the client changed its preview (the function a new library
+    /// lacks, asked for before the client's `preview.update` named the new one) reports
+    /// nothing and stops nothing: the next frame, with the new settings, is sent. (Once a
+    /// real race: a paused page kept the previous shader's picture.)
+    @Test func aFailureOfReplacedSettingsNeitherStopsNorReports() throws {
+        let (service, renderer) = Self.service()
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        service.receive(text: Self.compileMessage(id: 1, source: waveSource), session: session)
+        service.receive(text: #"{"type":"preview.start","id":2,"size":[8,4],"fps":60}"#, session: session)
+        #expect(sink.wait { _ in !sink.frames.isEmpty })
+        service.receive(text: #"{"type":"clock","action":"pause"}"#, session: session)
+        #expect(sink.message("clock") != nil)
+
+        let gate = DispatchSemaphore(value: 0)
+        renderer.lock.lock(); renderer.gate = gate; renderer.failWith = "no function 'old'"; let before = renderer.renders; renderer.lock.unlock()
+        service.receive(text: #"{"type":"preview.update","args":{"level":1}}"#, session: session)
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, renderer.lock.withLock({ renderer.renders == before }) { usleep(1000) }
+        // That frame is rendering (and will fail); the client's next settings arrive now.
+        service.receive(text: #"{"type":"preview.update","args":{"level":0.5}}"#, session: session)
+        renderer.lock.lock(); renderer.gate = nil; renderer.failWith = nil; renderer.lock.unlock()
+        gate.signal()
+        #expect(sink.wait { _ in sink.frames.contains { $0.1.first == 127 } })
+        #expect(sink.messages.allSatisfy { $0.object["type"] as? String != "error" }, "\(sink.messages.map(\.object))")
+    }
+
     /// Every refusal has its code, names the request, and leaves the session working.
     @Test func refusalsAreScopedErrors() throws {
         let (service, _) = Self.service()

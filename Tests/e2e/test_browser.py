@@ -259,8 +259,10 @@ def test_pixel_debugger(browser):
         open_with_source(browser, server, DEBUG_SHADER, "loopy")
         browser.find_element(By.ID, "play").click()        # pause: one picture to look at
         wait_for(lambda: browser.execute_script("return window.kiln.frames.canvas.width") == 512, message="a 512² frame")
-        # The paused picture is loopy's (blue is 0.25 everywhere): once, under CI load, the
-        # canvas still showed the previous shader 0.5 s after the pause (cause not found).
+        # The paused picture is loopy's (blue is 0.25 everywhere). Under CI load it once
+        # stayed the previous shader's: a frame of the old function failed on the new library
+        # after the page had named loopy, and that stale failure stopped the stream
+        # (SessionResponderTests.aFailureOfReplacedSettingsNeitherStopsNorReports).
         wait_for(lambda: browser.execute_script(CANVAS_PIXEL, 70, 100)[2] == 64, message="loopy's picture on the canvas")
         time.sleep(0.5)
 
