@@ -368,10 +368,15 @@ public struct Expression: Sendable {
         case initializerList([Expression])
     }
 
-    public var kind: Kind
+    public var kind: Kind { didSet { height = Self.height(of: kind) } }
     public var range: SourceRange
+    /// Levels from this node to its deepest leaf (a leaf is 1), kept with the node (see
+    /// `Expression+Height.swift`).
+    public private(set) var height: Int
+
     public init(_ kind: Kind, range: SourceRange) {
         self.kind = kind
         self.range = range
+        self.height = Self.height(of: kind)
     }
 }

@@ -55,29 +55,23 @@ extension Parser {
         try enterNesting()
         defer { leaveNesting() }
         var left = try parseUnary()
-        var height = 0   // of `left`, measured once an operator follows
         while tokens[position].kind == .punctuator, let (precedence, meaning) = Parser.infixOperators[tokens[position].text],
               precedence >= minimum {
-            if height == 0 { height = left.height }
             left = try parseInfixOperation(left, precedence, meaning)
-            height = try chainHeight(after: height, left)
+            try checkChainHeight(left)
         }
         return left
     }
 
-    /// The height of `combined`, a node just built by a loop from a left operand of
-    /// `height` levels: the loop adds a level per operator without recursing, so the
-    /// tree's height is counted against `maxNestingDepth` here (see `Expression.height`).
+    /// Holds `combined`, a node just built by a loop, to `maxNestingDepth` levels: the loop
+    /// adds a level per operator without recursing, so its recursion depth does not bound
+    /// the tree (see `Expression.height`).
     @inline(never)
-    mutating func chainHeight(after height: Int, _ combined: Expression) throws(Failure) -> Int {
-        var result = height
-        for other in combined.operands.dropFirst() { result = max(result, other.height) }
-        result += 1
-        if result > limits.maxNestingDepth {
+    mutating func checkChainHeight(_ combined: Expression) throws(Failure) {
+        if combined.height > limits.maxNestingDepth {
             throw fail("expression nested too deeply: each operator of a chain like 'a + b + c' or 'a.b.c' counts as "
                        + "one level (limit maxNestingDepth = \(limits.maxNestingDepth))", at: tokens[max(0, position - 1)])
         }
-        return result
     }
 
     /// The operator at the current token and its right operand(s), combined with `left`.
@@ -155,13 +149,11 @@ extension Parser {
     /// postfix := primary { '(' [ arguments ] ')' | '[' expression ']' | ( '.' | '->' ) identifier | '++' | '--' }
     mutating func parsePostfix() throws(Failure) -> Expression {
         var expression = try parsePrimary()
-        var height = 0   // of `expression`, measured once a postfix operator follows
         while tokens[position].kind == .punctuator {
             switch tokens[position].text {
             case "(", "[", ".", "->", "++", "--":
-                if height == 0 { height = expression.height }
                 expression = try parsePostfixOperation(expression)
-                height = try chainHeight(after: height, expression)
+                try checkChainHeight(expression)
             default:
                 return expression
             }

@@ -53,7 +53,7 @@ import Testing
         #expect(result.errors.contains { $0.contains("maxNestingDepth") })
     }
 
-    @Test func heightIsMeasuredWithoutRecursion() {
+    @Test func heightIsKeptInEveryNode() {
         let range = SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1))
         var tree = Expression(.identifier(["t"]), range: range)
         #expect(tree.height == 1)
@@ -61,7 +61,11 @@ import Testing
         #expect(tree.height == 1_000)
         tree = Expression(.binary(.add, Expression(.identifier(["t"]), range: range), tree), range: range)
         #expect(tree.height == 1_001)
-        #expect(tree.operands.count == 2)
+        tree = Expression(.call(callee: Expression(.identifier(["f"]), range: range), arguments: [tree, tree]), range: range)
+        #expect(tree.height == 1_002)
+        // A node whose kind changes measures again.
+        tree.kind = .booleanLiteral(true)
+        #expect(tree.height == 1)
     }
 
     @Test func theCheckerBoundsTreesThePassesWouldRecurseInto() {
