@@ -154,10 +154,11 @@ extension KilnService {
         let current = session.generation == generation && session.sink.isOpen
         session.lock.unlock()
         guard current else { return }
+        var started = monotonicSeconds()
         do {
             let content = try resolveContent(preview.contentName, slot: .content, session: session, preview: preview)
             let content2 = try preview.content2Name.map { try resolveContent($0, slot: .content2, session: session, preview: preview) }
-            let started = monotonicSeconds()
+            started = monotonicSeconds()
             let request = PreviewRequest(library: library, function: preview.function, width: preview.width,
                                          height: preview.height, content: content, content2: content2,
                                          arguments: preview.arguments, time: Float(time), threads: renderThreads(),
@@ -204,8 +205,11 @@ extension KilnService {
             }
             session.lock.lock()
             // Settings or library replaced while it rendered: the next frame, with the new
-            // ones, decides whether the preview fails.
+            // ones, decides whether the preview fails. What this one cost still says how
+            // heavy the session's frames are: a client that re-sends `preview.start` while
+            // each frame runs into its work budget must stay in the heavy queue.
             guard session.previewRevision == revision, session.generation == generation else {
+                session.lastFrameSeconds = max(session.lastFrameSeconds, monotonicSeconds() - started)
                 session.lock.unlock()
                 metrics.increment("kiln_renders_superseded_total")
                 return

@@ -87,6 +87,38 @@ import Testing
         #expect(sink.messages.allSatisfy { $0.object["type"] as? String != "error" }, "\(sink.messages.map(\.object))")
     }
 
+    /// A replaced frame that failed slowly (over its work budget) still marks the session
+    /// heavy: a client re-sending `preview.start` while every frame runs into its budget
+    /// must not get its frames into the normal queue, where they took both workers from
+    /// everyone else (`tools/server_load.py attack`: a bystander fell to 2 fps).
+    @Test func aSlowFailureOfReplacedSettingsStillMarksTheSessionHeavy() throws {
+        let (service, renderer) = Self.service { $0.heavyFrameSeconds = 0.05 }
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        service.receive(text: Self.compileMessage(id: 1, source: waveSource), session: session)
+        service.receive(text: #"{"type":"preview.start","id":2,"size":[8,4],"fps":60}"#, session: session)
+        #expect(sink.wait { _ in !sink.frames.isEmpty })
+        service.receive(text: #"{"type":"clock","action":"pause"}"#, session: session)
+        #expect(sink.message("clock") != nil)
+
+        let gate = DispatchSemaphore(value: 0)
+        renderer.lock.lock(); renderer.gate = gate; renderer.failWith = "over the work budget"; let before = renderer.renders; renderer.lock.unlock()
+        service.receive(text: #"{"type":"preview.update","args":{"level":1}}"#, session: session)
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, renderer.lock.withLock({ renderer.renders == before }) { usleep(1000) }
+        service.receive(text: #"{"type":"preview.start","id":3,"size":[8,4],"fps":60}"#, session: session)
+        usleep(150_000)                                   // the failing frame has run for 0.15 s
+        let next = DispatchSemaphore(value: 0)            // and holds the next one in the renderer
+        renderer.lock.lock(); renderer.gate = next; renderer.failWith = nil; renderer.lock.unlock()
+        gate.signal()
+        while Date() < deadline, renderer.lock.withLock({ renderer.renders < before + 2 }) { usleep(1000) }
+        let live = try #require(service.sessionsLock.withLock { service.sessions[session] })
+        #expect(live.lock.withLock { live.lastFrameSeconds } >= 0.15)
+        next.signal()
+        #expect(sink.messages.allSatisfy { $0.object["type"] as? String != "error" })
+    }
+
     /// Every refusal has its code, names the request, and leaves the session working.
     @Test func refusalsAreScopedErrors() throws {
         let (service, _) = Self.service()
