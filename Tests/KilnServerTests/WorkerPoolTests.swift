@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import KilnServer
 
-/// The worker pool's queues: urgent before normal before heavy, and heavy jobs never on
-/// every worker at once, so cheap work always finds a worker beside expensive work.
+/// The worker pool's queues: urgent first, normal and heavy in arrival order, and heavy
+/// jobs never on every worker at once, so cheap work always finds a worker beside
+/// expensive work.
 @Suite struct WorkerPoolTests {
     /// A counter of jobs running at once, and the most seen.
     final class Gauge: @unchecked Sendable {
@@ -40,6 +41,33 @@ import Testing
         for _ in 0..<6 { release.signal() }
         #expect(heavyDone.wait(timeout: .now() + 5) == .success)
         #expect(heavy.most == 2)
+    }
+
+    /// A saturated pool (its normal queue never empty, as with more sessions than the cores
+    /// can serve) still runs a heavy job, in its turn: before the normal jobs that came
+    /// after it. (Normal-first starved it for as long as the saturation lasted.)
+    @Test func aHeavyJobTakesItsTurnInASaturatedPool() {
+        let pool = WorkerPool(threads: 2)
+        defer { pool.shutdown() }
+        final class Log: @unchecked Sendable {
+            let lock = NSLock()
+            var entries: [String] = []
+            func add(_ entry: String) { lock.withLock { entries.append(entry) } }
+        }
+        let log = Log()
+        let start = DispatchSemaphore(value: 0)
+        // Both workers wait, so everything below queues before anything runs.
+        for _ in 0..<2 { pool.submit(.normal) { start.wait() } }
+        for index in 0..<20 { pool.submit(.normal) { log.add("n\(index)"); usleep(1000) } }
+        let heavyDone = DispatchSemaphore(value: 0)
+        pool.submit(.heavy) { log.add("heavy"); heavyDone.signal() }
+        for index in 20..<200 { pool.submit(.normal) { log.add("n\(index)"); usleep(1000) } }
+        start.signal(); start.signal()
+        #expect(heavyDone.wait(timeout: .now() + 10) == .success)
+        let entries = log.lock.withLock { log.entries }
+        let position = entries.firstIndex(of: "heavy") ?? entries.count
+        // Two workers: at most one normal job that arrived later may start beside it.
+        #expect(position <= 21, "\(entries.prefix(30))")
     }
 
     @Test func oneWorkerRunsHeavyJobsToo() {
