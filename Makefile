@@ -172,13 +172,15 @@ fuzz-corpus: build
 	@for f in shaders/*.metal bench/*.metal; do \
 		$(KILN) compile "$$f" -I shaders -o $(FUZZ_CORPUS)/$$(basename $$f .metal).kilnlib >/dev/null 2>&1; done; true
 
+# SWIFT_BACKTRACE=enable=no: Swift's own crash handler would catch a trap (a failed
+# precondition) before libFuzzer's, and the input that caused it would not be saved.
 fuzz: fuzz-build fuzz-corpus
-	$(FUZZ_BUILD)/release/KilnFuzz $(FUZZ_CORPUS) -dict=tools/fuzz.dict -max_total_time=$(FUZZ_SECONDS) -max_len=16384
+	SWIFT_BACKTRACE=enable=no $(FUZZ_BUILD)/release/KilnFuzz $(FUZZ_CORPUS) -dict=tools/fuzz.dict -max_total_time=$(FUZZ_SECONDS) -max_len=16384
 
 # Issue 14's scale: 10^7 inputs (sources and mutated libraries alike), not in CI. libFuzzer
 # prints its count and rate as it goes and a summary at the end; see README "Fuzzing".
 fuzz-long: fuzz-build fuzz-corpus
-	$(FUZZ_BUILD)/release/KilnFuzz $(FUZZ_CORPUS) -dict=tools/fuzz.dict -runs=$(FUZZ_RUNS) -max_len=16384 \
+	SWIFT_BACKTRACE=enable=no $(FUZZ_BUILD)/release/KilnFuzz $(FUZZ_CORPUS) -dict=tools/fuzz.dict -runs=$(FUZZ_RUNS) -max_len=16384 \
 		-timeout=10 -rss_limit_mb=4096 -print_final_stats=1
 
 clean:

@@ -100,6 +100,9 @@ extension FunctionLowerer {
     func load(_ lvalue: LValue) throws -> [VirtualRegister] {
         let registers = rootComponents(lvalue.frame, lvalue.variable)
         guard let dynamic = lvalue.dynamic else { return lvalue.components.map { registers[$0] } }
+        // No elements (a pointer at nothing): every index is out of range and reads 0. An
+        // `ldk` or `ldr` of zero elements is a library the verifier refuses.
+        guard dynamic.count > 0 else { return lvalue.within.map { _ in zero } }
         let slot = slot(lvalue.frame, lvalue.variable)
         let identity = lvalue.components == Array(0..<registers.count)
         return lvalue.within.map { w in
@@ -114,6 +117,7 @@ extension FunctionLowerer {
     /// `elements[index]`: one `ldk` when every element is a known constant (a `const`
     /// local table), otherwise a copy into a register group and `ldr`.
     func loadIndexed(_ elements: [VirtualRegister], index: VirtualRegister) -> VirtualRegister {
+        guard !elements.isEmpty else { return zero }
         if state.knownConstant[index] == nil, elements.count <= Int(UInt16.max),
            elements.allSatisfy({ state.knownConstant[$0] != nil }) {
             let start = poolArray(elements.map { state.knownConstant[$0]! })
@@ -150,7 +154,8 @@ extension FunctionLowerer {
             return
         }
         let registers = rootComponents(lvalue.frame, lvalue.variable)
-        guard let slot = slot(lvalue.frame, lvalue.variable) else { return }
+        // No elements: no index matches, so the write does nothing (see `load`).
+        guard dynamic.count > 0, let slot = slot(lvalue.frame, lvalue.variable) else { return }
         if lvalue.components == Array(0..<registers.count), slot.pinnedCount == dynamic.count {
             let mask = state.divergentDepth > slot.divergentDepth ? maskRegister : one
             for (w, value) in zip(lvalue.within, values) {

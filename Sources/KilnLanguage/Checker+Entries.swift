@@ -216,7 +216,11 @@ extension Checker {
                 default: fail("a [[stage_in]] parameter must be a struct (or, in a fragment function, a float vector), not '\(spell(parameter.type))'")
                 }
             } else if names.contains("buffer") {
-                if case .pointer = parameter.type {} else if !parameter.isReference {
+                if case .pointer(_, let space) = parameter.type {
+                    // A `thread` pointer would point at nothing the draw binds (the
+                    // compiler once made an unverifiable library of one: a fuzz finding).
+                    if space == .thread { fail("a [[buffer(n)]] pointer is 'constant' or 'device' ('constant T *'), not 'thread'") }
+                } else if !parameter.isReference {
                     fail("a [[buffer(n)]] parameter must be a pointer or reference ('constant T &' or 'constant T *')")
                 } else if let reference = spelled.type.addressSpace, reference == .thread {
                     fail("a [[buffer(n)]] reference must be in the constant or device address space")
@@ -239,6 +243,16 @@ extension Checker {
                 case .layer:
                     fail("SwiftUI::Layer is only available in [[stitchable]] layer effects")
                 default:
+                    if case .pointer(_, .thread) = parameter.type {
+                        fail("parameter '\(parameter.name)' of \(kind.rawValue) function '\(declaration.name)' is a 'thread' pointer: "
+                             + "a buffer the draw binds is a 'constant' or 'device' pointer")
+                        break
+                    }
+                    if parameter.isReference, spelled.type.addressSpace == .thread {
+                        fail("parameter '\(parameter.name)' of \(kind.rawValue) function '\(declaration.name)' is a 'thread' reference: "
+                             + "a buffer the draw binds is a 'constant' or 'device' reference")
+                        break
+                    }
                     if parameter.isReference || { if case .pointer = parameter.type { return true }; return false }() {
                         break  // bound to the next buffer slot
                     }
