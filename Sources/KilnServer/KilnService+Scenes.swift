@@ -82,12 +82,41 @@ extension KilnService {
             }
             state.lock.lock()
             state.document = next
-            state.version += 1
-            let version = state.version
             state.lock.unlock()
             noteEditorScene(next.json, session: session)
-            let format = edit.format
-            workers.submit(.normal) { [self] in renderScene(state, version: version, session: session, id: id, format: format) }
+            requestSceneRender(state, session: session, id: id, format: edit.format)
+        }
+    }
+
+    /// Asks for a frame of the session's current scene. At most one render of a session's
+    /// scene is queued or running: an edit that arrives meanwhile leaves a frame owed,
+    /// drawn from the newest document when the running one ends, answering the newest edit
+    /// (an owed edit displaced by a newer one is answered `superseded`). (A render per edit used to
+    /// be queued, and the second waited on the first's lock while holding a worker: a
+    /// client's burst of scene edits could hold every worker, and everyone's compiles and
+    /// frames waited.) A scene whose last render took longer than `heavyFrameSeconds` goes
+    /// to the heavy queue, as a heavy preview does.
+    func requestSceneRender(_ state: SceneSessionState, session: LiveSession, id: RequestID?, format: FrameHeader.Format) {
+        state.lock.lock()
+        guard !state.renderScheduled else {
+            let displaced = state.owedRender
+            state.owedRender = (id, format)
+            state.lock.unlock()
+            // Every edit gets one answer: one whose frame a later edit's replaces is superseded.
+            if let displaced, displaced.id != nil { send(session, .superseded(id: displaced.id)) }
+            return
+        }
+        state.renderScheduled = true
+        let heavy = state.lastRenderSeconds > settings.heavyFrameSeconds
+        state.lock.unlock()
+        workers.submit(heavy ? .heavy : .normal) { [self] in
+            renderScene(state, session: session, id: id, format: format)
+            state.lock.lock()
+            state.renderScheduled = false
+            let owed = state.owedRender
+            state.owedRender = nil
+            state.lock.unlock()
+            if let owed { requestSceneRender(state, session: session, id: owed.id, format: owed.format) }
         }
     }
 
@@ -119,21 +148,21 @@ extension KilnService {
         }
     }
 
-    /// Draws the session's current scene (skipped when a newer edit already queued its own
-    /// render) and sends the frame and `scene.rendered`.
-    private func renderScene(_ state: SceneSessionState, version: Int, session: LiveSession, id: RequestID?,
-                             format: FrameHeader.Format) {
-        state.renderLock.lock()
-        defer { state.renderLock.unlock() }
+    /// Draws the session's current scene and sends the frame and `scene.rendered` (only
+    /// `requestSceneRender` calls it, so one runs at a time per session: the renderer and
+    /// its layer cache are not thread-safe).
+    private func renderScene(_ state: SceneSessionState, session: LiveSession, id: RequestID?, format: FrameHeader.Format) {
         state.lock.lock()
         let document = state.document
-        let latest = state.version == version
         state.lock.unlock()
-        guard latest, let document, session.sink.isOpen else { return }
+        guard let document, session.sink.isOpen else { return }
         do {
             let started = monotonicSeconds()
             let image = try state.renderer.render(document)
             let seconds = monotonicSeconds() - started
+            state.lock.lock()
+            state.lastRenderSeconds = seconds
+            state.lock.unlock()
             metrics.observeRender(seconds: seconds)
             let payload = format == .png ? try PNG.encode(image.unpremultiplied()) : image.bytes
             session.lock.lock()
@@ -185,10 +214,13 @@ extension KilnService {
 /// Lives on the session (`LiveSession.scene`), so it goes away with the connection.
 final class SceneSessionState: @unchecked Sendable {
     let lock = NSLock()
-    /// Held while drawing: one frame of a session at a time (the renderer is not thread-safe).
-    let renderLock = NSLock()
     var document: SceneDocument?
-    var version = 0
+    /// A render of this scene is queued or running (`requestSceneRender`): one at a time.
+    var renderScheduled = false
+    /// An edit arrived while a render was scheduled: draw again when it ends, answering this.
+    var owedRender: (id: RequestID?, format: FrameHeader.Format)?
+    /// How long the last render took: a slow scene renders on the heavy queue.
+    var lastRenderSeconds = 0.0
     /// Edits waiting to be applied, in arrival order, and whether a worker is applying them.
     var pendingEdits: [(edit: SceneEdit, id: RequestID?)] = []
     var applyingEdits = false

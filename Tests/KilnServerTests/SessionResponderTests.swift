@@ -283,6 +283,44 @@ import Testing
         #expect(!sink.messages.contains { $0.object["type"] as? String == "error" })
     }
 
+    /// Scene edits faster than frames: one render of the session's scene is queued or
+    /// running at a time, the newest document is drawn last, and every edit gets one answer
+    /// (`scene.rendered`, or `superseded` when a later edit's frame replaced its own). A
+    /// render per edit used to be queued; the later ones waited on the first's lock holding
+    /// workers, and the skipped ones were never answered.
+    @Test func aBurstOfSceneEditsIsOneRenderAtATime() throws {
+        let (service, _) = Self.service()
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        let scene: [String: Any] = [
+            "width": 64, "height": 64,
+            "layers": [["id": "bg", "type": "background", "paint": ["background-color": "#ffffff"]]],
+        ]
+        func send(_ message: [String: Any]) throws {
+            service.receive(text: String(decoding: try JSONSerialization.data(withJSONObject: message), as: UTF8.self), session: session)
+        }
+        try send(["type": "scene.set", "id": 0, "scene": scene, "format": "rgba8"])
+        let count = 40
+        for index in 1...count {
+            let colour = String(format: "#%02x0000", index * 6)
+            try send(["type": "layer.update", "id": index, "layer": "bg", "format": "rgba8",
+                      "properties": ["paint": ["background-color": colour]]])
+        }
+        func answer(_ id: Int) -> String? {
+            sink.messages.first { ["scene.rendered", "superseded"].contains($0.object["type"] as? String) && $0.object["id"] as? Int == id }?
+                .object["type"] as? String
+        }
+        #expect(sink.wait(timeout: 20) { _ in (0...count).allSatisfy { answer($0) != nil } })
+        #expect(answer(count) == "scene.rendered")
+        let rendered = sink.messages.filter { $0.object["type"] as? String == "scene.rendered" }.compactMap { $0.object["id"] as? Int }
+        #expect(rendered == rendered.sorted() && rendered.last == count)
+        // The last frame is the last document's: red 240 (6 × 40), opaque.
+        let (_, payload) = try #require(sink.frames.last)
+        #expect(Array(payload.prefix(4)) == [240, 0, 0, 255])
+        #expect(!sink.messages.contains { $0.object["type"] as? String == "error" }, "\(sink.messages.map(\.object))")
+    }
+
     /// Issue 14: content images were unbounded (7 connections uploading 4096² content used
     /// 7.4 GB). They are accounted server-wide against `maxContentBytes`: past it a new
     /// image is refused with an error naming the setting, and a closed session gives its
