@@ -156,13 +156,16 @@ extension KilnService {
         let document = state.document
         state.lock.unlock()
         guard let document, session.sink.isOpen else { return }
+        let started = monotonicSeconds()
+        defer {
+            // Failed renders count too: one that ran into its work budget was slow.
+            state.lock.lock()
+            state.lastRenderSeconds = monotonicSeconds() - started
+            state.lock.unlock()
+        }
         do {
-            let started = monotonicSeconds()
             let image = try state.renderer.render(document)
             let seconds = monotonicSeconds() - started
-            state.lock.lock()
-            state.lastRenderSeconds = seconds
-            state.lock.unlock()
             metrics.observeRender(seconds: seconds)
             let payload = format == .png ? try PNG.encode(image.unpremultiplied()) : image.bytes
             session.lock.lock()
