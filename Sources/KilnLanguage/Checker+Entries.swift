@@ -183,6 +183,16 @@ extension Checker {
         var ok = true
         for (parameter, spelled) in zip(function.parameters, declaration.parameters) {
             let names = spelled.attributes.map(\.name)
+            let isPointer = { if case .pointer = parameter.type { return true }; return false }()
+            // A buffer is a `constant` or `device` pointer or reference: a `thread` one would
+            // point at nothing the draw binds (the compiler once made an unverifiable library
+            // of one: a fuzz finding).
+            let threadSpace = { if case .pointer(_, .thread) = parameter.type { return true }; return false }()
+                || (parameter.isReference && spelled.type.addressSpace == .thread)
+            let threadBuffer = threadSpace
+                ? "parameter '\(parameter.name)' of \(kind.rawValue) function '\(declaration.name)' is a 'thread' "
+                  + "\(isPointer ? "pointer" : "reference"): a buffer the draw binds is 'constant' or 'device'"
+                : nil
             for attribute in spelled.attributes where !Self.parameterAttributes.contains(attribute.name) {
                 unsupported("the attribute [[\(attribute.name)]]", at: attribute.range)
                 ok = false
@@ -216,14 +226,10 @@ extension Checker {
                 default: fail("a [[stage_in]] parameter must be a struct (or, in a fragment function, a float vector), not '\(spell(parameter.type))'")
                 }
             } else if names.contains("buffer") {
-                if case .pointer(_, let space) = parameter.type {
-                    // A `thread` pointer would point at nothing the draw binds (the
-                    // compiler once made an unverifiable library of one: a fuzz finding).
-                    if space == .thread { fail("a [[buffer(n)]] pointer is 'constant' or 'device' ('constant T *'), not 'thread'") }
-                } else if !parameter.isReference {
+                if !isPointer && !parameter.isReference {
                     fail("a [[buffer(n)]] parameter must be a pointer or reference ('constant T &' or 'constant T *')")
-                } else if let reference = spelled.type.addressSpace, reference == .thread {
-                    fail("a [[buffer(n)]] reference must be in the constant or device address space")
+                } else if let threadBuffer {
+                    fail(threadBuffer)
                 }
             } else if names.contains("texture") {
                 if case .texture = parameter.type {} else { fail("a [[texture(n)]] parameter must be a texture2d") }
@@ -243,17 +249,11 @@ extension Checker {
                 case .layer:
                     fail("SwiftUI::Layer is only available in [[stitchable]] layer effects")
                 default:
-                    if case .pointer(_, .thread) = parameter.type {
-                        fail("parameter '\(parameter.name)' of \(kind.rawValue) function '\(declaration.name)' is a 'thread' pointer: "
-                             + "a buffer the draw binds is a 'constant' or 'device' pointer")
+                    if let threadBuffer {
+                        fail(threadBuffer)
                         break
                     }
-                    if parameter.isReference, spelled.type.addressSpace == .thread {
-                        fail("parameter '\(parameter.name)' of \(kind.rawValue) function '\(declaration.name)' is a 'thread' reference: "
-                             + "a buffer the draw binds is a 'constant' or 'device' reference")
-                        break
-                    }
-                    if parameter.isReference || { if case .pointer = parameter.type { return true }; return false }() {
+                    if parameter.isReference || isPointer {
                         break  // bound to the next buffer slot
                     }
                     let example = kind == .kernel ? "[[thread_position_in_grid]]" : "[[stage_in]]"

@@ -59,6 +59,35 @@ import Testing
         #expect(sink.message("preview.stopped")?["id"] as? Int == 4)
     }
 
+    /// A paused 8×4 preview whose next frame (asked for by a `preview.update`) is held in
+    /// the renderer double and fails with `failure` once `gate` is signalled; `before` is
+    /// the render count before that frame.
+    static func holdAFailingFrame(_ service: KilnService, _ renderer: GradientRenderer, failure: String)
+        -> (session: Int, sink: RecordingSink, gate: DispatchSemaphore, before: Int) {
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        service.receive(text: compileMessage(id: 1, source: waveSource), session: session)
+        service.receive(text: #"{"type":"preview.start","id":2,"size":[8,4],"fps":60}"#, session: session)
+        #expect(sink.wait { _ in !sink.frames.isEmpty })
+        service.receive(text: #"{"type":"clock","action":"pause"}"#, session: session)
+        #expect(sink.message("clock") != nil)
+        let gate = DispatchSemaphore(value: 0)
+        let before = renderer.lock.withLock {
+            renderer.gate = gate
+            renderer.failWith = failure
+            return renderer.renders
+        }
+        service.receive(text: #"{"type":"preview.update","args":{"level":1}}"#, session: session)
+        waitForRenders(renderer, moreThan: before)
+        return (session, sink, gate, before)
+    }
+
+    /// Waits (up to 5 s) until the renderer double has started more than `count` renders.
+    static func waitForRenders(_ renderer: GradientRenderer, moreThan count: Int) {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, renderer.lock.withLock({ renderer.renders <= count }) { usleep(1000) }
+    }
+
     /// A frame that fails after the client changed its preview (the function a new library
     /// lacks, asked for before the client's `preview.update` named the new one) reports
     /// nothing and stops nothing: the next frame, with the new settings, is sent. (Once a
@@ -66,19 +95,7 @@ import Testing
     @Test func aFailureOfReplacedSettingsNeitherStopsNorReports() throws {
         let (service, renderer) = Self.service()
         defer { service.stop() }
-        let sink = RecordingSink()
-        let session = service.openSession(sink)
-        service.receive(text: Self.compileMessage(id: 1, source: waveSource), session: session)
-        service.receive(text: #"{"type":"preview.start","id":2,"size":[8,4],"fps":60}"#, session: session)
-        #expect(sink.wait { _ in !sink.frames.isEmpty })
-        service.receive(text: #"{"type":"clock","action":"pause"}"#, session: session)
-        #expect(sink.message("clock") != nil)
-
-        let gate = DispatchSemaphore(value: 0)
-        renderer.lock.lock(); renderer.gate = gate; renderer.failWith = "no function 'old'"; let before = renderer.renders; renderer.lock.unlock()
-        service.receive(text: #"{"type":"preview.update","args":{"level":1}}"#, session: session)
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline, renderer.lock.withLock({ renderer.renders == before }) { usleep(1000) }
+        let (session, sink, gate, _) = Self.holdAFailingFrame(service, renderer, failure: "no function 'old'")
         // That frame is rendering (and will fail); the client's next settings arrive now.
         service.receive(text: #"{"type":"preview.update","args":{"level":0.5}}"#, session: session)
         renderer.lock.lock(); renderer.gate = nil; renderer.failWith = nil; renderer.lock.unlock()
@@ -94,25 +111,13 @@ import Testing
     @Test func aSlowFailureOfReplacedSettingsStillMarksTheSessionHeavy() throws {
         let (service, renderer) = Self.service { $0.heavyFrameSeconds = 0.05 }
         defer { service.stop() }
-        let sink = RecordingSink()
-        let session = service.openSession(sink)
-        service.receive(text: Self.compileMessage(id: 1, source: waveSource), session: session)
-        service.receive(text: #"{"type":"preview.start","id":2,"size":[8,4],"fps":60}"#, session: session)
-        #expect(sink.wait { _ in !sink.frames.isEmpty })
-        service.receive(text: #"{"type":"clock","action":"pause"}"#, session: session)
-        #expect(sink.message("clock") != nil)
-
-        let gate = DispatchSemaphore(value: 0)
-        renderer.lock.lock(); renderer.gate = gate; renderer.failWith = "over the work budget"; let before = renderer.renders; renderer.lock.unlock()
-        service.receive(text: #"{"type":"preview.update","args":{"level":1}}"#, session: session)
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline, renderer.lock.withLock({ renderer.renders == before }) { usleep(1000) }
+        let (session, sink, gate, before) = Self.holdAFailingFrame(service, renderer, failure: "over the work budget")
         service.receive(text: #"{"type":"preview.start","id":3,"size":[8,4],"fps":60}"#, session: session)
         usleep(150_000)                                   // the failing frame has run for 0.15 s
         let next = DispatchSemaphore(value: 0)            // and holds the next one in the renderer
         renderer.lock.lock(); renderer.gate = next; renderer.failWith = nil; renderer.lock.unlock()
         gate.signal()
-        while Date() < deadline, renderer.lock.withLock({ renderer.renders < before + 2 }) { usleep(1000) }
+        Self.waitForRenders(renderer, moreThan: before + 1)
         let live = try #require(service.sessionsLock.withLock { service.sessions[session] })
         #expect(live.lock.withLock { live.lastFrameSeconds } >= 0.15)
         next.signal()
