@@ -44,7 +44,8 @@ struct ShaderStage {
                                   textures: textures ?? Renderer.textures(for: function, request: request),
                                   limits: request.executionLimits)
         prepared = PreparedFunction(library: library, functionIndex: functionIndex,
-                                    uniformExecution: request.executionLimits.uniformExecution)
+                                    uniformExecution: request.executionLimits.uniformExecution,
+                                    pairFusion: request.executionLimits.pairFusion)
     }
 
     /// The statement masks and lines of the function, for counting runs (`CostPlan`).

@@ -7,6 +7,9 @@ public struct ExecutionLimits: Sendable, Hashable {
     /// execute on one lane and are broadcast. Off, every instruction runs over all lanes —
     /// the same bits, slower; tests compare the two and benchmarks measure the saving.
     public var uniformExecution = true
+    /// Not a limit either: dependent pairs of float instructions run as one step
+    /// (`PairFusion`). Off, each runs on its own — the same bits, slower.
+    public var pairFusion = true
 
     public init() {}
 }

@@ -116,7 +116,7 @@ public final class Executor {
 
     /// Runs the body over all lanes once.
     public func run() throws(VMError) {
-        try runRange(prepared.body, start: prepared.bodyStart)
+        try runRange(prepared.runBody, start: prepared.bodyStart)
     }
 
     /// The work the last `run()` (or the prologue, after `init`) did: the `Opcode.workCost`
@@ -141,7 +141,7 @@ public final class Executor {
     }
 
     /// The hot loop: fetch, dispatch (`Execution.step`, inlined; `scalarStep` for uniform
-    /// instructions), count, and check the budget on backward jumps only. Returns −1 when the range reaches `ret`, or the relative index
+    /// instructions, `fusedStep` for fused pairs), count, and check the budget on backward jumps only. Returns −1 when the range reaches `ret`, or the relative index
     /// of the jump that exceeded the budget; `work` is the cost of what ran.
     @inline(never)
     static func execute(_ code: UnsafePointer<PreparedInstruction>, _ machine: Execution.Machine, budget: Int,
@@ -156,8 +156,15 @@ public final class Executor {
             work &+= Int(instruction.cost)
             if instruction.isScalar {
                 scalarExecuted &+= 1
-                Execution.scalarStep(machine, instruction)
+                Execution.scalarStep(machine, code + pc)
                 pc &+= 1
+                continue
+            }
+            if instruction.fusion != 0 {
+                // Two instructions in one step (`PairFusion`); the second is skipped.
+                Execution.fusedStep(machine, code + pc)
+                executed &+= 1
+                pc &+= 2
                 continue
             }
             switch Execution.step(machine, instruction) {

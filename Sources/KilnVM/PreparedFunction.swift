@@ -10,6 +10,9 @@ import KilnBytecode
 struct PreparedInstruction: Sendable {
     var opcode: Opcode
     var mode: UInt8
+    /// A `FusedPair` raw value: this instruction and the next run as one (`PairFusion`);
+    /// 0 for an instruction on its own. In the struct's padding.
+    var fusion: UInt8 = 0
     var a: UInt32
     var b: UInt32
     var c: UInt32
@@ -51,7 +54,12 @@ public final class PreparedFunction: @unchecked Sendable {
     /// Index of the function in `library.functions`.
     public let functionIndex: Int
     let prologue: [PreparedInstruction]
+    /// The body instruction for instruction, as the debugger and the cost heatmap step it.
     let body: [PreparedInstruction]
+    /// The body `Executor.run()` executes: `body` with its pairs fused (`PairFusion`).
+    let runBody: [PreparedInstruction]
+    /// Pairs fused in `runBody`.
+    public let fusedPairCount: Int
     /// Absolute index (into `Library.code`) of the first prologue / body instruction.
     let prologueStart: Int
     let bodyStart: Int
@@ -65,9 +73,10 @@ public final class PreparedFunction: @unchecked Sendable {
     let constants: UnsafePointer<UInt32>
     let constantCount: Int
 
-    /// `uniformExecution: false` runs every instruction over all lanes (for tests that check
-    /// the broadcast changes no bit, and for measuring what it saves).
-    public init(library: Library, functionIndex: Int, uniformExecution: Bool = true) {
+    /// `uniformExecution: false` runs every instruction over all lanes, `pairFusion: false`
+    /// every instruction on its own (for tests that check neither changes a bit, and for
+    /// measuring what they save).
+    public init(library: Library, functionIndex: Int, uniformExecution: Bool = true, pairFusion: Bool = true) {
         self.library = library
         self.functionIndex = functionIndex
         let function = library.functions.indices.contains(functionIndex)
@@ -111,8 +120,13 @@ public final class PreparedFunction: @unchecked Sendable {
         }
         memoSlotCount = memoSlots
         let bodyRange = library.clampedRange(function.body)
-        Self.markBroadcasts(&body, code: Array(library.code[bodyRange]), start: bodyRange.lowerBound, function: function)
+        let bodyCode = Array(library.code[bodyRange])
+        Self.markBroadcasts(&body, code: bodyCode, start: bodyRange.lowerBound, function: function)
         self.body = body
+        var runBody = body
+        fusedPairCount = pairFusion
+            ? PairFusion.fuse(&runBody, code: bodyCode, start: bodyRange.lowerBound, function: function) : 0
+        self.runBody = runBody
         uniformInstructionCount = uniformity.uniformCount
         prologueStart = Int(function.prologue.lowerBound)
         bodyStart = Int(function.body.lowerBound)
@@ -140,66 +154,29 @@ public final class PreparedFunction: @unchecked Sendable {
                                function: Function) {
         guard !code.isEmpty else { return }
         let registerCount = BasicBlocks.registerSpan(of: code)
-        var exitLive = RegisterSet(count: registerCount, full: false)
-        for slot in function.outputs {
-            for k in 0..<max(1, slot.type.componentCount) { exitLive[Int(slot.register) + k] = true }
-        }
-        if let discard = function.discardRegister { exitLive[Int(discard)] = true }
+        let exitLive = BlockLiveness.rendererReads(of: function, registerCount: registerCount)
 
         /// live := live − defs(i) ∪ laneWideUses(i).
         func transfer(_ index: Int, _ live: inout RegisterSet) {
             let i = code[index]
-            let a = Int(i.a), b = Int(i.b), c = Int(i.c), d = Int(i.d)
-            let count = Int(min(i.imm, UInt32(UInt16.max) + 1))
             // A store writes one element in some lanes: it defines nothing whole.
             if i.opcode.shape != .storeRegisterArray {
                 for r in UniformityAnalysis.destinations(i) { live[r] = false }
             }
-            guard !body[index].isScalar else { return }
-            switch i.opcode.shape {
-            case .none, .jump, .destConstant, .destArgument, .textureSize: break
-            case .conditionalJump: if i.opcode == .jnone || i.opcode == .jany { live[a] = true }
-            case .unary: live[b] = true
-            case .binary: live[b] = true; live[c] = true
-            case .ternary: live[b] = true; live[c] = true; live[d] = true
-            case .loadRegisterArray: for k in 0..<count { live[b + k] = true }; live[c] = true
-            case .storeRegisterArray: for k in 0..<count { live[a + k] = true }; live[b] = true; live[c] = true; live[d] = true
-            case .loadConstantArray, .loadBuffer: live[b] = true
-            case .texture: live[b] = true; live[c] = true
-            case .textureWrite: for k in 0..<4 { live[a + k] = true }; live[b] = true; live[c] = true; live[d] = true
-            }
+            guard !body[index].isScalar, i.opcode != .jz, i.opcode != .jnz else { return }
+            BlockLiveness.forEachRead(of: i) { live[$0] = true }
         }
 
         let blocks = BasicBlocks(code[...], start: start)
-        let blockCount = blocks.starts.count
         // Bounded like `UniformityAnalysis`; past the bound every scalar result is broadcast,
         // which is always correct.
-        func broadcastAll() {
+        guard let liveness = BlockLiveness(blocks: blocks, code: code, registerCount: registerCount, exitLive: exitLive,
+                                           exitReentersBody: false, transfer: transfer) else {
             for index in body.indices where body[index].isScalar { body[index].mode |= PreparedInstruction.broadcastFlag }
+            return
         }
-        let words = (registerCount + 63) / 64
-        guard blockCount * words <= UniformityAnalysis.maxStateWords else { return broadcastAll() }
-        let visitCost = blocks.visitCosts(of: code, words: words)
-        var spent = 0
-        var liveIn = Array(repeating: RegisterSet(count: registerCount, full: false), count: blockCount)
-        func liveOut(_ block: Int) -> RegisterSet {
-            var live = blocks.exits[block] ? exitLive : RegisterSet(count: registerCount, full: false)
-            for successor in blocks.successors[block] { _ = live.formUnion(liveIn[successor]) }
-            return live
-        }
-        var changed = true
-        while changed {
-            changed = false
-            for block in (0..<blockCount).reversed() {
-                var live = liveOut(block)
-                spent += visitCost[block]
-                guard spent <= UniformityAnalysis.maxWork else { return broadcastAll() }
-                for index in blocks.range(of: block).reversed() { transfer(index, &live) }
-                if live != liveIn[block] { liveIn[block] = live; changed = true }
-            }
-        }
-        for block in 0..<blockCount {
-            var live = liveOut(block)
+        for block in blocks.starts.indices {
+            var live = liveness.liveOut(block)
             for index in blocks.range(of: block).reversed() {
                 if body[index].isScalar && live[Int(code[index].a)] { body[index].mode |= PreparedInstruction.broadcastFlag }
                 transfer(index, &live)

@@ -35,6 +35,9 @@ struct BenchShaderCommand: ParsableCommand {
     @Flag(help: "Run every instruction over all lanes (no uniform broadcast), to see what it saves.")
     var noUniformExecution = false
 
+    @Flag(help: "Run every instruction on its own (no fused pairs), to see what fusing saves.")
+    var noFusion = false
+
     @Flag(help: "Also time the pixel debugger (a trace of each of 9 pixels) and the cost heatmap against a frame.")
     var inspect = false
 
@@ -54,6 +57,7 @@ struct BenchShaderCommand: ParsableCommand {
         var renderer = FrameRenderer(threads: workers)
         renderer.maxFrameWork = .max
         renderer.uniformExecution = !noUniformExecution
+        renderer.pairFusion = !noFusion
         let contents = try renderer.loadContents("photo", "checker", size: size)
         var table = TextTable([("function", .left), ("kind", .left), ("size", .left), ("ms/frame (median)", .right),
                                ("Mpix/s", .right), ("first frame ms", .right), ("instructions/pixel", .right),

@@ -29,6 +29,9 @@ struct BenchThroughputCommand: ParsableCommand {
     @Flag(help: "Run every instruction over all lanes (no uniform broadcast), to see what it saves.")
     var noUniformExecution = false
 
+    @Flag(help: "Run every instruction on its own (no fused pairs), to see what fusing saves.")
+    var noFusion = false
+
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
@@ -102,6 +105,7 @@ struct BenchThroughputCommand: ParsableCommand {
         let workerCount = threads ?? ProcessInfo.processInfo.activeProcessorCount
         var renderer = FrameRenderer(threads: workerCount)
         renderer.uniformExecution = !noUniformExecution
+        renderer.pairFusion = !noFusion
         let console = Console.current
         if !json {
             console.line("kiln bench: \(workerCount) thread\(workerCount == 1 ? "" : "s"), ≥ \(Format.fixed(seconds, 1)) s per measurement, shaders from \(folder)")

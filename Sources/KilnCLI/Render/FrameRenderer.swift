@@ -15,6 +15,9 @@ struct FrameRenderer {
     /// Broadcast uniform instructions (`ExecutionLimits.uniformExecution`); off only to
     /// measure what it saves.
     var uniformExecution = true
+    /// Run dependent float pairs as one step (`ExecutionLimits.pairFusion`); off only to
+    /// measure what it saves.
+    var pairFusion = true
 
     /// The images a draw reads: the content under an effect (texture 0 of a fragment
     /// pass) and the second texture of a two-texture pass.
@@ -83,7 +86,12 @@ struct FrameRenderer {
                       content: contents.first, content2: contents.second,
                       arguments: arguments, time: time, threads: max(1, threads),
                       limits: { var limits = RenderLimits.default; limits.maxFrameWork = maxFrameWork; return limits }(),
-                      executionLimits: { var limits = ExecutionLimits(); limits.uniformExecution = uniformExecution; return limits }())
+                      executionLimits: {
+                          var limits = ExecutionLimits()
+                          limits.uniformExecution = uniformExecution
+                          limits.pairFusion = pairFusion
+                          return limits
+                      }())
     }
 
     /// Renders one frame of a prepared draw: premultiplied RGBA8.

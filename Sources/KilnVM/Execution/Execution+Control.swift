@@ -31,7 +31,11 @@ extension Execution {
     /// nothing else, so this function needs no stack frame. The whole `switch` inlined with
     /// one lane has a 280-byte frame and a stack-protector check, which perf showed as a
     /// fifth of the time spent here; every other opcode goes to `scalarStepAny`.
-    @inline(never) static func scalarStep(_ m: Machine, _ i: PreparedInstruction) {
+    ///
+    /// The instruction comes by address: passed by value, its seven fields were packed into
+    /// argument registers at every call (a tenth of raymarch's dispatch samples).
+    @inline(never) static func scalarStep(_ m: Machine, _ instruction: UnsafePointer<PreparedInstruction>) {
+        let i = instruction.pointee
         switch i.opcode {
         case .fadd: fadd(m, i, 1)
         case .fsub: fsub(m, i, 1)

@@ -6,18 +6,22 @@ extension Execution {
     @inline(__always) static func f(_ bits: UInt32) -> Float { Float(bitPattern: bits) }
 
     @inline(__always) static func fadd(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return floatGroups(m, i) { $0 + $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = (f(b[l]) + f(c[l])).bitPattern }
     }
     @inline(__always) static func fsub(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return floatGroups(m, i) { $0 - $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = (f(b[l]) - f(c[l])).bitPattern }
     }
     @inline(__always) static func fmul(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return floatGroups(m, i) { $0 * $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = (f(b[l]) * f(c[l])).bitPattern }
     }
     @inline(__always) static func fdiv(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return floatGroups(m, i) { $0 / $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = (f(b[l]) / f(c[l])).bitPattern }
     }

@@ -19,6 +19,7 @@ extension Execution {
         for l in 0..<n { a[l] = value }
     }
     @inline(__always) static func sel(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return selectGroups(m, i) }
         let a = m[i.a], b = m[i.b], c = m[i.c], d = m[i.d]
         for l in 0..<n { a[l] = b[l] != 0 ? c[l] : d[l] }
     }

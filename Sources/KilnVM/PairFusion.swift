@@ -1,0 +1,111 @@
+import KilnBytecode
+
+/// Two dependent float instructions the executor runs as one step: `t := x ⊙ y` followed
+/// by `z := t ⊕ s` (or `s − t`), where `t` is dead afterwards.
+///
+/// Why: an interpreter instruction is a pass over the 64 lanes in memory — load the
+/// operands, compute, store the result — plus a dispatch. In shader art most instructions
+/// feed the next one (`p * 2.03 + 1.7`, the `a + (b − a) · t` of `mix`, dot products), so
+/// a fused pair keeps `t` in a vector register: one dispatch instead of two, and no store
+/// and reload of `t`. Same operations in the same order, each rounded: identical bits
+/// (`PairFusionTests` compares whole pictures with and without). Fusion happens when a
+/// function is prepared, on the VM's copy of the body; the library, the disassembly and
+/// the pixel debugger (which runs the unfused body) see the instructions as compiled.
+///
+/// A fused instruction sits where the first one was, with `a` = `z`, `b`, `c` = the first
+/// one's operands, `d` = `s`, and the summed cost; the second instruction stays in place
+/// and is skipped, so instruction indexes (budget errors, line tables) do not move.
+enum FusedPair: UInt8 {
+    case none = 0
+    case addAdd, addSub, addSubFrom, addMul
+    case subAdd, subSub, subSubFrom, subMul
+    case mulAdd, mulSub, mulSubFrom, mulMul
+
+    /// The first instruction's operation, as the row of the table.
+    private static let firsts: [Opcode] = [.fadd, .fsub, .fmul]
+
+    /// The pair `first` (writing `t`) then `second`, if the two fuse; `tFirst` says whether
+    /// `t` is `second`'s left operand. `t + s` and `s + t` are the same sum (IEEE addition
+    /// and multiplication commute), so only subtraction has two orders.
+    init?(first: Opcode, second: Opcode, tFirst: Bool) {
+        guard let row = Self.firsts.firstIndex(of: first) else { return nil }
+        let column: UInt8
+        switch second {
+        case .fadd: column = 0
+        case .fsub: column = tFirst ? 1 : 2
+        case .fmul: column = 3
+        default: return nil
+        }
+        self.init(rawValue: 1 + UInt8(row) * 4 + column)
+    }
+}
+
+/// Finds the pairs of a prepared body that fuse (`FusedPair`) and rewrites them.
+enum PairFusion {
+    /// Fuses what it can in `body` (the prepared form of `code`, which starts at library
+    /// index `start`, plus the appended `ret`). A pair fuses when both instructions run
+    /// lane-wide (not scalar), the second is not a jump target, it reads `t` exactly once, and
+    /// `t` is dead after it — or the second overwrites it. Dead means: no instruction on
+    /// any path reads it before it is written again, where the body's exit leads to the
+    /// renderer's reads (outputs, discard mask) and to the next batch's run of the body
+    /// (whatever the body reads before writing: prologue registers, inputs).
+    /// Bounded like `UniformityAnalysis`; past the bound nothing fuses.
+    /// Returns the number of pairs fused.
+    @discardableResult
+    static func fuse(_ body: inout [PreparedInstruction], code: [Instruction], start: Int, function: Function) -> Int {
+        guard code.count >= 2, body.count > code.count else { return 0 }
+        let blocks = BasicBlocks(code[...], start: start)
+        var blockStart = Array(repeating: false, count: code.count + 1)
+        for s in blocks.starts where s <= code.count { blockStart[s] = true }
+
+        // The pairs that fuse if `t` is dead, by their first instruction.
+        var candidates: [Int: FusedPair] = [:]
+        for i in 0..<(code.count - 1) where !blockStart[i + 1] && !body[i].isScalar && !body[i + 1].isScalar {
+            let first = code[i], second = code[i + 1]
+            guard first.opcode.shape == .binary, second.opcode.shape == .binary else { continue }
+            let t = first.a
+            guard (second.b == t) != (second.c == t),
+                  let pair = FusedPair(first: first.opcode, second: second.opcode, tFirst: second.b == t)
+            else { continue }
+            candidates[i] = pair
+        }
+        guard !candidates.isEmpty, let deadAfter = deadAfterSecond(of: candidates, code: code, blocks: blocks,
+                                                                    function: function) else { return 0 }
+        var fused = 0
+        var i = 0
+        while i < code.count - 1 {
+            guard let pair = candidates[i], deadAfter[i] == true || code[i + 1].a == code[i].a else { i += 1; continue }
+            let first = body[i], second = body[i + 1]
+            body[i].fusion = pair.rawValue
+            body[i].a = second.a
+            body[i].d = second.b == first.a ? second.c : second.b
+            body[i].cost = first.cost &+ second.cost
+            fused += 1
+            i += 2
+        }
+        return fused
+    }
+
+    /// For each candidate `i`: is the first instruction's destination dead after `i + 1`?
+    /// nil when the analysis would exceed its bounds.
+    static func deadAfterSecond(of candidates: [Int: FusedPair], code: [Instruction], blocks: BasicBlocks,
+                                function: Function) -> [Int: Bool]? {
+        let registerCount = BasicBlocks.registerSpan(of: code)
+        let exitLive = BlockLiveness.rendererReads(of: function, registerCount: registerCount)
+        guard let liveness = BlockLiveness(blocks: blocks, code: code, registerCount: registerCount, exitLive: exitLive,
+                                           exitReentersBody: true, transfer: { BlockLiveness.transfer(code[$0], &$1) })
+        else { return nil }
+        var dead: [Int: Bool] = [:]
+        for block in blocks.starts.indices {
+            var live = liveness.liveOut(block)
+            for index in blocks.range(of: block).reversed() {
+                // `live` is now what is live after `index`.
+                if index > 0, candidates[index - 1] != nil {
+                    dead[index - 1] = !live[Int(code[index - 1].a)]
+                }
+                BlockLiveness.transfer(code[index], &live)
+            }
+        }
+        return dead
+    }
+}

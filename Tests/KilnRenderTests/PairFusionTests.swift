@@ -1,0 +1,101 @@
+import Foundation
+import KilnBytecode
+import KilnRender
+import KilnVM
+import Testing
+
+/// Running dependent float pairs as one step (`ExecutionLimits.pairFusion`, `PairFusion`)
+/// must not change a bit of any picture: the fused loop computes the same two roundings,
+/// and the pass may only drop the intermediate where nothing reads it again — on any path,
+/// in this batch or the next. Checked on every conformance case, benchmark shader and
+/// example, and on shaders written to tempt a wrong liveness.
+@Suite struct PairFusionTests {
+    static func render(_ request: RenderRequest, fusion: Bool) throws -> RGBAImage {
+        var request = request
+        request.executionLimits.pairFusion = fusion
+        return try Renderer.render(request)
+    }
+
+    static func fusedPairs(_ library: Library, _ name: String) -> Int {
+        guard let index = library.functions.firstIndex(where: { $0.name == name }) else { return 0 }
+        return PreparedFunction(library: library, functionIndex: index).fusedPairCount
+    }
+
+    @Test(arguments: ConformanceCase.all)
+    func conformanceCasesGiveTheSameBytes(_ testCase: ConformanceCase) throws {
+        let source = try String(contentsOf: Paths.conformance.appendingPathComponent(testCase.file), encoding: .utf8)
+        let library = try compile(source, name: testCase.id + ".metal")
+        let request = try testCase.request(library)
+        let fused = try Self.render(request, fusion: true), apart = try Self.render(request, fusion: false)
+        let same = fused.bytes == apart.bytes
+        #expect(same, "\(testCase.id): \(ImageDifference(fused, apart).maxAbs) levels apart at most")
+    }
+
+    /// The benchmark shaders, with and without uniform execution (scalar instructions change
+    /// which pairs are candidates); the shader-art cases must actually fuse.
+    @Test(arguments: UniformExecutionTests.benchCases)
+    func benchmarkShadersGiveTheSameBytes(_ bench: UniformExecutionTests.BenchCase) throws {
+        let url = Paths.repository.appendingPathComponent("bench/\(bench.file)")
+        let library = try compile(try String(contentsOf: url, encoding: .utf8), name: bench.file)
+        let name = try #require(library.functions.first { $0.name == bench.function }?.name ?? library.functions.first?.name)
+        let width = 83, height = 47
+        var request = RenderRequest(library: library, functionName: name, width: width, height: height,
+                                    content: BuiltinContent.make("rainbow", width: width, height: height),
+                                    content2: BuiltinContent.make("checker", width: width, height: height),
+                                    time: bench.time, threads: 2)
+        for uniform in [true, false] {
+            request.executionLimits.uniformExecution = uniform
+            let fused = try Self.render(request, fusion: true), apart = try Self.render(request, fusion: false)
+            #expect(!fused.isConstant)
+            let same = fused.bytes == apart.bytes
+            #expect(same, "\(bench.file), uniform execution \(uniform): \(ImageDifference(fused, apart).maxAbs) levels apart")
+        }
+        let minimum = ["raymarch": 10, "clouds": 10, "sdf2d": 10, "swirl": 3][bench.function] ?? 0
+        #expect(Self.fusedPairs(library, name) >= minimum, "\(bench.file) fuses too little")
+    }
+
+    @Test(arguments: ShaderGalleryTests.files)
+    func examplesGiveTheSameBytes(_ file: String) throws {
+        let library = try ShaderGalleryTests.library(file)
+        for function in ShaderGalleryTests.entries(library) {
+            let request = RenderRequest(library: library, functionName: function.name, width: 40, height: 24,
+                                        content: BuiltinContent.make("rainbow", width: 40, height: 24),
+                                        content2: BuiltinContent.make("checker", width: 40, height: 24),
+                                        arguments: ShaderGalleryTests.required[function.name] ?? [:], time: 0.7)
+            let fused = try Self.render(request, fusion: true), apart = try Self.render(request, fusion: false)
+            #expect(fused.bytes == apart.bytes, "\(file) \(function.name)")
+        }
+    }
+
+    /// Intermediates that stay live: read in the next iteration before being written
+    /// (`carried`), read in another block (`kept`), an output (`t` in `.g`), read by the
+    /// next batch (none can be: the body writes no prologue register). Every pair whose
+    /// intermediate stays live must not fuse, or the picture changes.
+    @Test func liveIntermediatesAreKept() throws {
+        let source = """
+        #include <metal_stdlib>
+        using namespace metal;
+        [[ stitchable ]] half4 tempt(float2 position, half4 color, float time) {
+            float x = position.x * 0.01, y = position.y * 0.02;
+            float acc = 0, carried = 0.25, kept = 0;
+            for (int i = 0; i < 7; i++) {
+                acc = acc + carried * 0.5;      // reads last iteration's product
+                carried = x * float(i);
+                acc = carried + acc;
+                if (x > 0.3) { kept = y - acc; acc = acc * 0.75; }
+                acc = acc - kept * 0.125;
+            }
+            float t = x * y;
+            float z = t + acc;
+            return half4(fract(z), t, fract(kept), 1);
+        }
+        """
+        let library = try compile(source, name: "tempt.metal")
+        let request = RenderRequest(library: library, functionName: "tempt", width: 70, height: 30,
+                                    content: BuiltinContent.make("rainbow", width: 70, height: 30), time: 1)
+        let fused = try Self.render(request, fusion: true), apart = try Self.render(request, fusion: false)
+        #expect(!fused.isConstant)
+        #expect(fused.bytes == apart.bytes, "\(ImageDifference(fused, apart).maxAbs) levels apart")
+        #expect(Self.fusedPairs(library, "tempt") > 0)
+    }
+}
