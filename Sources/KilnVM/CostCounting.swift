@@ -298,7 +298,7 @@ extension Executor {
             if instruction.isScalar {
                 scalar &+= 1
                 uniformPending &+= 1
-                Execution.scalarStep(machine, code + pc)
+                Execution.scalarSteps(machine, code + pc, count: 1)
                 if writesMask { maskWrite(pc) }
                 pc &+= 1
                 continue

@@ -155,9 +155,12 @@ public final class Executor {
             executed &+= 1
             work &+= Int(instruction.cost)
             if instruction.isScalar {
-                scalarExecuted &+= 1
-                Execution.scalarStep(machine, code + pc)
-                pc &+= 1
+                // A run of uniform instructions in one call; `cost` is the run's (`scalarRun`).
+                let run = Int(instruction.scalarRun)
+                scalarExecuted &+= run
+                executed &+= run &- 1
+                Execution.scalarSteps(machine, code + pc, count: run)
+                pc &+= run
                 continue
             }
             if instruction.fusion != 0 {

@@ -18,8 +18,13 @@ struct PreparedInstruction: Sendable {
     var c: UInt32
     var d: UInt32
     var imm: UInt32
-    /// `Opcode.workCost`, in the struct's padding (the stride stays 24 bytes).
+    /// `Opcode.workCost`, in the struct's padding.
     var cost: UInt16 = 1
+    /// On a scalar instruction of `PreparedFunction.runBody`: the scalar instructions that
+    /// follow back to back in its block from here, this one included (`Executor` runs them in
+    /// one call, `Execution.scalarSteps`), and `cost` is their summed cost. 1 everywhere
+    /// else. Also in the padding: the stride stays 28 bytes.
+    var scalarRun: UInt16 = 1
 
     /// Set in `mode` when the instruction is uniform and scalarizable: the executor runs it
     /// on one lane and broadcasts (`Execution.scalarStep`). `sample`, the only opcode with
@@ -126,6 +131,7 @@ public final class PreparedFunction: @unchecked Sendable {
         var runBody = body
         fusedPairCount = pairFusion
             ? PairFusion.fuse(&runBody, code: bodyCode, start: bodyRange.lowerBound, function: function) : 0
+        Self.markScalarRuns(&runBody, code: bodyCode, start: bodyRange.lowerBound)
         self.runBody = runBody
         uniformInstructionCount = uniformity.uniformCount
         prologueStart = Int(function.prologue.lowerBound)
@@ -181,6 +187,24 @@ public final class PreparedFunction: @unchecked Sendable {
                 if body[index].isScalar && live[Int(code[index].a)] { body[index].mode |= PreparedInstruction.broadcastFlag }
                 transfer(index, &live)
             }
+        }
+    }
+
+    /// Sets `scalarRun` and the run's summed `cost` on every scalar instruction of `body`,
+    /// from the end of each run backwards. A run ends before a block boundary (control may
+    /// enter there, and must find a run that starts there) and where its length or summed
+    /// cost would no longer fit 16 bits.
+    static func markScalarRuns(_ body: inout [PreparedInstruction], code: [Instruction], start: Int) {
+        guard !code.isEmpty, body.count > code.count else { return }
+        var blockStart = Array(repeating: false, count: code.count + 1)
+        for s in BasicBlocks(code[...], start: start).starts where s <= code.count { blockStart[s] = true }
+        for index in (0..<code.count).reversed() where body[index].isScalar {
+            let next = index + 1
+            guard next < code.count, !blockStart[next], body[next].isScalar, body[next].scalarRun < UInt16.max else { continue }
+            let (cost, overflow) = body[index].cost.addingReportingOverflow(body[next].cost)
+            guard !overflow else { continue }
+            body[index].cost = cost
+            body[index].scalarRun = body[next].scalarRun + 1
         }
     }
 

@@ -28,6 +28,29 @@ import Testing
         // UniformExecutionTests checks, pixel for pixel, on every bench and conformance shader.
     }
 
+    /// The executor runs back-to-back scalar instructions in one call: each scalar
+    /// instruction of the run body knows how many follow in its block and their summed cost,
+    /// so the work and instruction counts stay those of the instructions one by one.
+    @Test func scalarRunsStayInsideTheirBlockAndCarryTheirCost() throws {
+        let prepared = try Self.prepared("raymarch.metal")
+        let code = Array(prepared.library.code[Int(prepared.function.body.lowerBound)..<Int(prepared.function.body.upperBound)])
+        let starts = Set(BasicBlocks(code[...], start: prepared.bodyStart).starts)
+        var longest = 0
+        for (index, head) in prepared.runBody.enumerated() where head.isScalar {
+            let run = Int(head.scalarRun)
+            longest = max(longest, run)
+            let members = prepared.body[index..<(index + run)]
+            #expect(members.allSatisfy { $0.isScalar })
+            #expect(members.dropFirst().indices.allSatisfy { !starts.contains($0) }, "run at \(index) crosses a block start")
+            #expect(Int(head.cost) == members.reduce(0) { $0 + Int($1.cost) })
+            if index + run < prepared.body.count, !starts.contains(index + run) {
+                #expect(!prepared.body[index + run].isScalar, "run at \(index) stops early")
+            }
+        }
+        #expect(longest >= 5)
+        #expect(prepared.body.allSatisfy { $0.scalarRun == 1 })
+    }
+
     @Test func withoutUniformExecutionNothingIsScalar() throws {
         let prepared = try Self.prepared("raymarch.metal", uniformExecution: false)
         let scalar = prepared.body.filter { $0.isScalar }

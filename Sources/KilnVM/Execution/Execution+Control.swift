@@ -32,10 +32,17 @@ extension Execution {
     /// one lane has a 280-byte frame and a stack-protector check, which perf showed as a
     /// fifth of the time spent here; every other opcode goes to `scalarStepAny`.
     ///
-    /// The instruction comes by address: passed by value, its seven fields were packed into
-    /// argument registers at every call (a tenth of raymarch's dispatch samples).
-    @inline(never) static func scalarStep(_ m: Machine, _ instruction: UnsafePointer<PreparedInstruction>) {
-        let i = instruction.pointee
+    /// The instructions come by address: passed by value, the seven fields of one were packed
+    /// into argument registers at every call (a tenth of raymarch's dispatch samples). And
+    /// they come in runs: `count` scalar instructions that follow each other in a block
+    /// (`PreparedInstruction.scalarRun`) in one call, instead of a trip through the hot
+    /// loop's dispatch, a call and a return for each.
+    @inline(never) static func scalarSteps(_ m: Machine, _ first: UnsafePointer<PreparedInstruction>, count: Int) {
+        for k in 0..<count { scalarStep(m, first[k]) }
+    }
+
+    /// One uniform instruction on lane 0, and its broadcast.
+    @inline(__always) static func scalarStep(_ m: Machine, _ i: PreparedInstruction) {
         switch i.opcode {
         case .fadd: fadd(m, i, 1)
         case .fsub: fsub(m, i, 1)
