@@ -5,7 +5,11 @@ extension KilnMath {
     /// as selects: `pow(x, ±0) = 1` and `pow(1, y) = 1` even for NaN, `pow(−1, ±∞) = 1`,
     /// a negative base with an odd integer exponent keeps its sign, with a non-integer
     /// exponent gives NaN; zeros and infinities fall out of the logarithm (log₂ 0 = −∞).
-    @inline(__always) static func pow(_ x: Float, _ y: Float) -> Float {
+    ///
+    /// `@_transparent`, not `@inline(__always)`: with the latter the optimizer still left
+    /// `pow` a function of its own, called once per lane from `fpow`'s loop, and that call
+    /// was two thirds of a kaleidoscope shader's time.
+    @_transparent static func pow(_ x: Float, _ y: Float) -> Float {
         let ax = x.magnitude
         let yd = Double(y)
         let safeBase = (ax > 0 && ax.isFinite) ? ax : 1          // NaN is replaced below
