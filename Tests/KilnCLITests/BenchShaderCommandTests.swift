@@ -14,7 +14,10 @@ import Testing
         #expect(plasma["kind"] as? String == "kernel")
         #expect(plasma["width"] as? Int == 24 && plasma["height"] as? Int == 16)
         #expect((plasma["frames"] as? Int ?? 0) >= 3)
-        #expect((plasma["ms_per_frame"] as? Double ?? 0) > 0)
+        let milliseconds = try #require(plasma["ms_per_frame"] as? Double)
+        #expect(milliseconds > 0)
+        let fps = try #require(plasma["frames_per_s"] as? Double)
+        #expect(abs(fps * milliseconds / 1000 - 1) < 0.02, "fps \(fps) is not 1000 / \(milliseconds) ms")
         // 24×16 is six 8×8 threadgroups of 64 lanes: instructions per pixel is a whole
         // number of instructions per lane, times 64 × 6 / 384 = 1; the weighted work is more
         // (the kernel calls sin and cos).

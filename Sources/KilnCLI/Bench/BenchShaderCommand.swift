@@ -60,7 +60,7 @@ struct BenchShaderCommand: ParsableCommand {
         renderer.pairFusion = !noFusion
         let contents = try renderer.loadContents("photo", "checker", size: size)
         var table = TextTable([("function", .left), ("kind", .left), ("size", .left), ("ms/frame (median)", .right),
-                               ("Mpix/s", .right), ("first frame ms", .right), ("instructions/pixel", .right),
+                               ("Mpix/s", .right), ("fps", .right), ("first frame ms", .right), ("instructions/pixel", .right),
                                ("uniform", .right), ("work/pixel", .right), ("frames", .right)])
         var records: [[String: Any]] = []
         var inspections = TextTable([("function", .left), ("frame ms", .right), ("heatmap ms", .right), ("heatmap/frame", .right),
@@ -84,7 +84,7 @@ struct BenchShaderCommand: ParsableCommand {
             let perPixel = Double(counts.laneInstructions) / pixels, workPerPixel = Double(counts.work) / pixels
             let uniformShare = counts.uniformShare
             table.add([function.name, function.kind.name, "\(image.width)x\(image.height)", Format.fixed(median * 1e3, 2),
-                       Format.fixed(pixels / median / 1e6, 1), Format.fixed(first * 1e3, 2),
+                       Format.fixed(pixels / median / 1e6, 1), Format.fixed(1 / median, 1), Format.fixed(first * 1e3, 2),
                        Format.fixed(perPixel, 1), Format.fixed(uniformShare * 100, 0) + "%",
                        Format.fixed(workPerPixel, 1), "\(samples.count)"])
             if inspect, Renderer.hasCoarseFrames(function.kind) {
@@ -120,6 +120,7 @@ struct BenchShaderCommand: ParsableCommand {
             records.append(["function": function.name, "kind": function.kind.name, "width": image.width, "height": image.height,
                             "ms_per_frame": JSONText.rounded(median * 1e3, digits: 3),
                             "mpix_per_s": JSONText.rounded(pixels / median / 1e6, digits: 2),
+                            "frames_per_s": JSONText.rounded(1 / median, digits: 2),
                             "first_frame_ms": JSONText.rounded(first * 1e3, digits: 3),
                             "instructions_per_pixel": JSONText.rounded(perPixel, digits: 2),
                             "uniform_share": JSONText.rounded(uniformShare, digits: 4),
