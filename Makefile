@@ -47,7 +47,7 @@ FUZZ_CORPUS  ?= $(FUZZ_BUILD)/corpus
 FUZZ_LIBRARY_CORPUS ?= $(FUZZ_BUILD)/library-corpus
 FUZZ_BUILD   ?= .build-fuzz
 
-.PHONY: help deps e2e-deps postgres postgres-stop build run examples test check-self-contained test-swift test-e2e bench bench-compile bench-server fuzz fuzz-build fuzz-corpus fuzz-long soak clean
+.PHONY: help deps e2e-deps postgres postgres-stop build run examples test check-self-contained test-swift test-e2e bench bench-art bench-compile bench-server fuzz fuzz-build fuzz-corpus fuzz-long soak clean
 
 help:
 	@echo "make run            build (release, x86-64-v3; PORTABLE=1 for the baseline) and serve the browser page, the API and the examples on http://localhost:$(PORT)/"
@@ -55,6 +55,7 @@ help:
 	@echo "make test           build and run the whole test suite: Swift tests, then real clients against kiln serve (what CI runs)"
 	@echo "make bench-server   edit latency, frames/s and memory of kiln serve under load (tools/server_load.py)"
 	@echo "make bench          throughput and first-frame benchmarks (kiln bench), then compile times"
+	@echo "make bench-art      frames per second of the shader-art collection (shaders/art_*.metal) and the art cases at 512²"
 	@echo "make fuzz           build the libFuzzer target and fuzz for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
 	@echo "make fuzz-long      fuzz FUZZ_RUNS=$(FUZZ_RUNS) inputs, then FUZZ_LIBRARY_RUNS=$(FUZZ_LIBRARY_RUNS) mutated libraries (over an hour; not in CI)"
 	@echo "make soak           50 editing clients for SOAK_MINUTES=$(SOAK_MINUTES) min: RSS drift, fairness, edit latency"
@@ -158,6 +159,11 @@ bench: build
 
 bench-compile: build
 	$(KILN) bench compile
+
+# The shader-art collection and the benchmark's art cases, each at 512²: issue 10's "every
+# entry at 30 fps or more" is the fps column.
+bench-art: build
+	$(KILN) bench shader shaders/art_*.metal bench/raymarch.metal bench/fbm.metal bench/sdf2d.metal --size 512x512
 
 # libFuzzer needs its own build folder: the -sanitize=fuzzer objects must not mix
 # with the normal ones. See README.md, "Fuzzing".
