@@ -84,6 +84,26 @@ def test_seed_client_gets_diagnostics_on_error(server):
 
 # --- the live protocol -----------------------------------------------------------
 
+def test_the_library_follows_the_compiled_reply_at_once(server, wave_source):
+    """Small writes leave at once (TCP_NODELAY on every accepted socket): the library is a
+    second message right behind the `compiled` reply, and without it the kernel held it
+    back (Nagle) until the client acknowledged the reply, which Linux delays by 40 ms —
+    ten times an edit's whole way to first pixels."""
+    async def go():
+        gaps = []
+        async with websockets.connect(server.ws) as ws:
+            for i in range(7):
+                await ws.send(json.dumps({"type": "compile", "id": i, "source": wave_source + f"\n// edit {i}\n"}))
+                await next_json(ws, "compiled")
+                replied = time.perf_counter()
+                library = await asyncio.wait_for(ws.recv(), 30)
+                assert isinstance(library, bytes)
+                gaps.append(time.perf_counter() - replied)
+        gaps.sort()
+        assert gaps[len(gaps) // 2] < 0.02, f"library after the reply: {[round(g * 1000, 1) for g in gaps]} ms"
+    run(go())
+
+
 def test_compile_preview_update_and_clock(server, wave_source):
     async def go():
         async with websockets.connect(server.ws) as ws:
