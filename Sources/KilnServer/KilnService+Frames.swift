@@ -63,8 +63,8 @@ extension KilnService {
             session.lock.unlock()
             return due
         }
-        // An edit is compiling: a heavy session's next frame waits for it (`submitCompile`).
-        guard session.compilesInFlight == 0 || session.lastFrameSeconds <= settings.heavyFrameSeconds else {
+        // An edit is compiling: a slow session's next frame waits for it (`submitCompile`).
+        guard session.compilesInFlight == 0 || !editPreemptsFrames(session) else {
             session.lock.unlock()
             return nil
         }
@@ -125,6 +125,19 @@ extension KilnService {
                         revision: revision, cancellation: cancellation, stride: stride)
         }
         return due
+    }
+
+    /// Whether an edit's compile cancels the session's frame in progress and holds back new
+    /// ones until it is done: when the edit's first frame will be coarse (a full frame is
+    /// slow enough that first pixels are worth a coarse one) or the session is heavy.
+    /// Called with `session.lock` held.
+    func editPreemptsFrames(_ session: LiveSession) -> Bool {
+        Self.editPreemptsFrames(lastFrameSeconds: session.lastFrameSeconds, heavyFrameSeconds: settings.heavyFrameSeconds,
+                                coarseFrameSeconds: settings.coarseFrameSeconds)
+    }
+
+    static func editPreemptsFrames(lastFrameSeconds: Double, heavyFrameSeconds: Double, coarseFrameSeconds: Double) -> Bool {
+        lastFrameSeconds > heavyFrameSeconds || coarseStride(lastFrameSeconds: lastFrameSeconds, target: coarseFrameSeconds) > 1
     }
 
     /// The sample stride of an edit's first frame: 1 (a full frame) when the last full frame

@@ -122,15 +122,17 @@ extension KilnService {
         }
     }
 
-    /// A heavy session's frame in progress is cancelled when an edit's compile starts, and
-    /// no new frame starts until the compile is done: otherwise the compile and then the
-    /// new library's first (coarse) frame share the cores with a frame of the old library
-    /// that nobody will want (raymarch, 512²: 9 ms from edit to first pixels instead of 4).
-    /// A compile that fails loses that one frame; the last good library streams on.
+    /// When the edit's first frame will be coarse (or the session is heavy), its frame in
+    /// progress is cancelled as the compile starts, and no new frame starts until the
+    /// compile is done (`editPreemptsFrames`): otherwise the compile and then the new
+    /// library's first (coarse) frame share the cores with a frame of the old library that
+    /// nobody will want (raymarch, 512²: 9 ms from edit to first pixels instead of 4; fbm
+    /// and loop, whose 30-ms frames are not heavy: 10–14 ms instead of 3–4). A compile that
+    /// fails loses that one frame; the last good library streams on.
     private func submitCompile(_ request: PendingCompile, sequence: Int, session: LiveSession) {
         session.lock.lock()
         session.compilesInFlight += 1
-        if session.lastFrameSeconds > settings.heavyFrameSeconds && session.rendering > 0 {
+        if editPreemptsFrames(session) && session.rendering > 0 {
             session.frameCancellation.cancel()
             session.frameCancellation = RenderCancellation()
         }

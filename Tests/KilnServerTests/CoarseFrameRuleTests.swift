@@ -16,6 +16,20 @@ import Testing
         #expect(KilnService.coarseStride(lastFrameSeconds: 10, target: 0) == 1)            // turned off
     }
 
+    /// An edit's compile cancels the frame in progress (and holds new ones back) whenever
+    /// its first frame will be coarse, not only for heavy sessions: fbm's and loop's 30-ms
+    /// frames are not heavy, and first pixels waited 10–14 ms behind them.
+    @Test func anEditPreemptsFramesWhenItsFirstFrameWillBeCoarse() {
+        func preempts(_ seconds: Double, coarse: Double = 0.001) -> Bool {
+            KilnService.editPreemptsFrames(lastFrameSeconds: seconds, heavyFrameSeconds: 0.05, coarseFrameSeconds: coarse)
+        }
+        #expect(!preempts(0.0015))          // a full frame at once is as quick as a coarse one
+        #expect(preempts(0.03))             // fbm, loop: coarse first, not heavy
+        #expect(preempts(0.07))             // raymarch: heavy
+        #expect(!preempts(0.03, coarse: 0)) // coarse frames off: only heavy sessions
+        #expect(preempts(0.07, coarse: 0))
+    }
+
     @Test func theHeaderCarriesTheStride() {
         let header = FrameHeader(format: .rgba8, sequence: 7, time: 1.5, width: 64, height: 48, renderMicroseconds: 900,
                                  coarseStride: 8)
