@@ -180,6 +180,21 @@ import KilnBytecode
         let xs = Self.inputs(Self.count / 4, seed: 41) { $0.anyBits() }
         let ys = Self.inputs(Self.count / 4, seed: 42) { $0.anyBits() }
         try Self.check("fmod", .fmod, bound: 0, xs, ys) { x, y in Foundation.fmod(x, y) }
+        // Quotients below 2²⁴, where the vectorized quick path answers: uniform values, and
+        // numerators a hair either side of a multiple (quotients that round across an integer).
+        let quickX = Self.inputs(Self.count / 4, seed: 43) { $0.uniform(-5000, 5000) }
+        let quickY = Self.inputs(Self.count / 4, seed: 44) { $0.uniform(0.001, 7) * ($0.next() & 1 == 0 ? 1 : -1) }
+        try Self.check("fmod (quick quotients)", .fmod, bound: 0, quickX, quickY) { x, y in Foundation.fmod(x, y) }
+        var edgeX: [Float] = [], edgeY: [Float] = []
+        var g = Generator(state: 45)
+        for _ in 0..<(Self.count / 8) {
+            let y = g.uniform(0.01, 3), k = Float(g.next() % 100_000)
+            let x = k * y
+            for candidate in [x.nextDown, x, x.nextUp] { edgeX.append(candidate); edgeY.append(y) }
+        }
+        try Self.check("fmod (near multiples)", .fmod, bound: 0, edgeX, edgeY) { x, y in Foundation.fmod(x, y) }
+        #expect(KilnMath.quickFmod(0x1p30, 3).valid == false)  // a quotient past 2²⁴ takes the long division
+        #expect(KilnMath.quickFmod(7.5, 2) == (1.5, true))
         let x: [Float] = [5.5, -5.5, 1, .infinity, 3, -4, 0x1p-149 * 3]
         let y: [Float] = [2, 2, 0, 2, .infinity, 2, 0x1p-149 * 2]
         let r = try applyFloat(.fmod, x, y)

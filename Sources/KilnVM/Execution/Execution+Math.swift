@@ -223,9 +223,20 @@ extension Execution {
         if sameInAllLanes(b, n) && sameInAllLanes(c, n) { broadcast(KilnMath.pow(f(b[0]), f(c[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.pow(f(b[l]), f(c[l])).bitPattern }
     }
-    /// Exact, scalar: long division of significands (rare in shaders).
+    /// Exact: `quickFmod` over all lanes (vectorized), then the long division of
+    /// significands for the lanes it cannot do (quotients of 2²⁴ and more, special values).
+    /// Shader art's `fmod(angle, sector)` and `fmod(p, cell)` are all quick lanes.
     static func fmod(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        for l in 0..<n { a[l] = KilnMath.fmod(f(b[l]), f(c[l])).bitPattern }
+        var slow: UInt32 = 0
+        for l in 0..<n {
+            let (value, valid) = KilnMath.quickFmod(f(b[l]), f(c[l]))
+            a[l] = value.bitPattern
+            slow = max(slow, valid ? 0 : 1)                    // a max reduction stays a vector loop
+        }
+        guard slow != 0 else { return }
+        for l in 0..<n where !KilnMath.quickFmod(f(b[l]), f(c[l])).valid {
+            a[l] = KilnMath.fmod(f(b[l]), f(c[l])).bitPattern
+        }
     }
 }

@@ -32,6 +32,25 @@ extension KilnMath {
         return result
     }
 
+    /// `fmod(x, y)` the quick way, for the lanes where it is exact: `|x| − t·|y|` in
+    /// binary64 with `t` the binary64 quotient truncated. When `t < 2²⁴` the product (24 × 24
+    /// bits) and the difference (both multiples of `|y|`'s ulp, below 2⁴⁸ of them) are exact,
+    /// so the remainder is the true one exactly when it lands in `[0, |y|)` — a quotient
+    /// rounded up across an integer gives a negative one. `valid` is false for those lanes,
+    /// for larger quotients and for NaN, ∞ and zero divisors; the caller then uses `fmod`.
+    /// Branch-free, so a lane loop of it vectorizes (`fmod` itself is a scalar loop).
+    @inline(__always) static func quickFmod(_ x: Float, _ y: Float) -> (value: Float, valid: Bool) {
+        let ax = Double(x.magnitude), ay = Double(y.magnitude)
+        let quotient = ax / ay
+        let inRange = quotient < 0x1p24                        // false for NaN and ∞
+        let safe = inRange ? quotient : 0
+        var t = (safe + 0x1p52) - 0x1p52                       // nearest integer (safe < 2⁵²)
+        t = t > safe ? t - 1 : t                               // truncated
+        let remainder = ax - t * ay
+        let valid = inRange && ay > 0 && ay.isFinite && remainder >= 0 && remainder < ay
+        return (Float(signOf: x, magnitudeOf: Float(valid ? remainder : 0)), valid)
+    }
+
     /// `x − y·trunc(x/y)` exactly (C `fmodf`): long division of the integer significands,
     /// 39 bits at a time in 64-bit integers. y = 0, x = ±∞ or NaN give NaN; y = ±∞ gives x.
     static func fmod(_ x: Float, _ y: Float) -> Float {
