@@ -49,6 +49,9 @@ import Testing
         }
         #expect(longest >= 5)
         #expect(prepared.body.allSatisfy { $0.scalarRun == 1 })
+        // The run length and the fusion byte live in what was padding: the hot loop's
+        // instruction fetch did not grow.
+        #expect(MemoryLayout<PreparedInstruction>.stride == 28)
     }
 
     @Test func withoutUniformExecutionNothingIsScalar() throws {
