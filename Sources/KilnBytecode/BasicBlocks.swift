@@ -14,6 +14,9 @@ public struct BasicBlocks: Sendable {
     public let successors: [[Int]]
     /// For each block, whether control may leave the range from its end.
     public let exits: [Bool]
+    /// For each instruction (and one past the end), whether it starts a block: control may
+    /// enter there from elsewhere than the instruction before.
+    public let startsBlock: [Bool]
 
     /// The blocks of `code`, whose first instruction has absolute index `start` (jump
     /// targets in bytecode are absolute).
@@ -44,6 +47,7 @@ public struct BasicBlocks: Sendable {
             blockOf[k] = starts.count - 1
         }
         self.starts = starts
+        startsBlock = leader
         var successors: [[Int]] = []
         var exits: [Bool] = []
         for block in starts.indices {

@@ -52,15 +52,12 @@ enum PairFusion {
     /// Bounded like `UniformityAnalysis`; past the bound nothing fuses.
     /// Returns the number of pairs fused.
     @discardableResult
-    static func fuse(_ body: inout [PreparedInstruction], code: [Instruction], start: Int, function: Function) -> Int {
+    static func fuse(_ body: inout [PreparedInstruction], code: [Instruction], blocks: BasicBlocks,
+                     function: Function) -> Int {
         guard code.count >= 2, body.count > code.count else { return 0 }
-        let blocks = BasicBlocks(code[...], start: start)
-        var blockStart = Array(repeating: false, count: code.count + 1)
-        for s in blocks.starts where s <= code.count { blockStart[s] = true }
-
-        // The pairs that fuse if `t` is dead, by their first instruction.
-        var candidates: [Int: FusedPair] = [:]
-        for i in 0..<(code.count - 1) where !blockStart[i + 1] && !body[i].isScalar && !body[i + 1].isScalar {
+        // The pair each instruction would start if its destination is dead after the next.
+        var candidates = Array(repeating: FusedPair.none, count: code.count)
+        for i in 0..<(code.count - 1) where !blocks.startsBlock[i + 1] && !body[i].isScalar && !body[i + 1].isScalar {
             let first = code[i], second = code[i + 1]
             guard first.opcode.shape == .binary, second.opcode.shape == .binary else { continue }
             let t = first.a
@@ -69,12 +66,14 @@ enum PairFusion {
             else { continue }
             candidates[i] = pair
         }
-        guard !candidates.isEmpty, let deadAfter = deadAfterSecond(of: candidates, code: code, blocks: blocks,
-                                                                    function: function) else { return 0 }
+        guard candidates.contains(where: { $0 != .none }),
+              let deadAfter = deadAfterSecond(of: candidates, code: code, blocks: blocks, function: function)
+        else { return 0 }
         var fused = 0
         var i = 0
         while i < code.count - 1 {
-            guard let pair = candidates[i], deadAfter[i] == true || code[i + 1].a == code[i].a else { i += 1; continue }
+            let pair = candidates[i]
+            guard pair != .none, deadAfter[i] || code[i + 1].a == code[i].a else { i += 1; continue }
             let first = body[i], second = body[i + 1]
             body[i].fusion = pair.rawValue
             body[i].a = second.a
@@ -88,19 +87,19 @@ enum PairFusion {
 
     /// For each candidate `i`: is the first instruction's destination dead after `i + 1`?
     /// nil when the analysis would exceed its bounds.
-    static func deadAfterSecond(of candidates: [Int: FusedPair], code: [Instruction], blocks: BasicBlocks,
-                                function: Function) -> [Int: Bool]? {
+    static func deadAfterSecond(of candidates: [FusedPair], code: [Instruction], blocks: BasicBlocks,
+                                function: Function) -> [Bool]? {
         let registerCount = BasicBlocks.registerSpan(of: code)
         let exitLive = BlockLiveness.rendererReads(of: function, registerCount: registerCount)
         guard let liveness = BlockLiveness(blocks: blocks, code: code, registerCount: registerCount, exitLive: exitLive,
                                            exitReentersBody: true, transfer: { BlockLiveness.transfer(code[$0], &$1) })
         else { return nil }
-        var dead: [Int: Bool] = [:]
+        var dead = Array(repeating: false, count: code.count)
         for block in blocks.starts.indices {
             var live = liveness.liveOut(block)
             for index in blocks.range(of: block).reversed() {
                 // `live` is now what is live after `index`.
-                if index > 0, candidates[index - 1] != nil {
+                if index > 0, candidates[index - 1] != .none {
                     dead[index - 1] = !live[Int(code[index - 1].a)]
                 }
                 BlockLiveness.transfer(code[index], &live)

@@ -126,12 +126,12 @@ public final class PreparedFunction: @unchecked Sendable {
         memoSlotCount = memoSlots
         let bodyRange = library.clampedRange(function.body)
         let bodyCode = Array(library.code[bodyRange])
-        Self.markBroadcasts(&body, code: bodyCode, start: bodyRange.lowerBound, function: function)
+        let blocks = BasicBlocks(bodyCode[...], start: bodyRange.lowerBound)
+        Self.markBroadcasts(&body, code: bodyCode, blocks: blocks, function: function)
         self.body = body
         var runBody = body
-        fusedPairCount = pairFusion
-            ? PairFusion.fuse(&runBody, code: bodyCode, start: bodyRange.lowerBound, function: function) : 0
-        Self.markScalarRuns(&runBody, code: bodyCode, start: bodyRange.lowerBound)
+        fusedPairCount = pairFusion ? PairFusion.fuse(&runBody, code: bodyCode, blocks: blocks, function: function) : 0
+        Self.markScalarRuns(&runBody, code: bodyCode, blocks: blocks)
         self.runBody = runBody
         uniformInstructionCount = uniformity.uniformCount
         prologueStart = Int(function.prologue.lowerBound)
@@ -156,7 +156,7 @@ public final class PreparedFunction: @unchecked Sendable {
     /// scalar, the masks `jnone`/`jany` reduce, and at the exit the outputs and discard mask
     /// the renderer reads. Operands of scalar instructions and `jz`/`jnz` conditions read
     /// lane 0 only, so a value only they consume stays in lane 0.
-    static func markBroadcasts(_ body: inout [PreparedInstruction], code: [Instruction], start: Int,
+    static func markBroadcasts(_ body: inout [PreparedInstruction], code: [Instruction], blocks: BasicBlocks,
                                function: Function) {
         guard !code.isEmpty else { return }
         let registerCount = BasicBlocks.registerSpan(of: code)
@@ -173,7 +173,6 @@ public final class PreparedFunction: @unchecked Sendable {
             BlockLiveness.forEachRead(of: i) { live[$0] = true }
         }
 
-        let blocks = BasicBlocks(code[...], start: start)
         // Bounded like `UniformityAnalysis`; past the bound every scalar result is broadcast,
         // which is always correct.
         guard let liveness = BlockLiveness(blocks: blocks, code: code, registerCount: registerCount, exitLive: exitLive,
@@ -194,13 +193,11 @@ public final class PreparedFunction: @unchecked Sendable {
     /// from the end of each run backwards. A run ends before a block boundary (control may
     /// enter there, and must find a run that starts there) and where its length or summed
     /// cost would no longer fit 16 bits.
-    static func markScalarRuns(_ body: inout [PreparedInstruction], code: [Instruction], start: Int) {
+    static func markScalarRuns(_ body: inout [PreparedInstruction], code: [Instruction], blocks: BasicBlocks) {
         guard !code.isEmpty, body.count > code.count else { return }
-        var blockStart = Array(repeating: false, count: code.count + 1)
-        for s in BasicBlocks(code[...], start: start).starts where s <= code.count { blockStart[s] = true }
         for index in (0..<code.count).reversed() where body[index].isScalar {
             let next = index + 1
-            guard next < code.count, !blockStart[next], body[next].isScalar, body[next].scalarRun < UInt16.max else { continue }
+            guard next < code.count, !blocks.startsBlock[next], body[next].isScalar, body[next].scalarRun < UInt16.max else { continue }
             let (cost, overflow) = body[index].cost.addingReportingOverflow(body[next].cost)
             guard !overflow else { continue }
             body[index].cost = cost

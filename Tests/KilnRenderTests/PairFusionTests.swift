@@ -10,12 +10,6 @@ import Testing
 /// in this batch or the next. Checked on every conformance case, benchmark shader and
 /// example, and on shaders written to tempt a wrong liveness.
 @Suite struct PairFusionTests {
-    static func render(_ request: RenderRequest, fusion: Bool) throws -> RGBAImage {
-        var request = request
-        request.executionLimits.pairFusion = fusion
-        return try Renderer.render(request)
-    }
-
     static func fusedPairs(_ library: Library, _ name: String) -> Int {
         guard let index = library.functions.firstIndex(where: { $0.name == name }) else { return 0 }
         return PreparedFunction(library: library, functionIndex: index).fusedPairCount
@@ -26,7 +20,7 @@ import Testing
         let source = try String(contentsOf: Paths.conformance.appendingPathComponent(testCase.file), encoding: .utf8)
         let library = try compile(source, name: testCase.id + ".metal")
         let request = try testCase.request(library)
-        let fused = try Self.render(request, fusion: true), apart = try Self.render(request, fusion: false)
+        let (fused, apart) = try renderBothWays(request, \.pairFusion)
         let same = fused.bytes == apart.bytes
         #expect(same, "\(testCase.id): \(ImageDifference(fused, apart).maxAbs) levels apart at most")
     }
@@ -45,7 +39,7 @@ import Testing
                                     time: bench.time, threads: 2)
         for uniform in [true, false] {
             request.executionLimits.uniformExecution = uniform
-            let fused = try Self.render(request, fusion: true), apart = try Self.render(request, fusion: false)
+            let (fused, apart) = try renderBothWays(request, \.pairFusion)
             #expect(!fused.isConstant)
             let same = fused.bytes == apart.bytes
             #expect(same, "\(bench.file), uniform execution \(uniform): \(ImageDifference(fused, apart).maxAbs) levels apart")
@@ -62,7 +56,7 @@ import Testing
                                         content: BuiltinContent.make("rainbow", width: 40, height: 24),
                                         content2: BuiltinContent.make("checker", width: 40, height: 24),
                                         arguments: ShaderGalleryTests.required[function.name] ?? [:], time: 0.7)
-            let fused = try Self.render(request, fusion: true), apart = try Self.render(request, fusion: false)
+            let (fused, apart) = try renderBothWays(request, \.pairFusion)
             #expect(fused.bytes == apart.bytes, "\(file) \(function.name)")
         }
     }
@@ -93,7 +87,7 @@ import Testing
         let library = try compile(source, name: "tempt.metal")
         let request = RenderRequest(library: library, functionName: "tempt", width: 70, height: 30,
                                     content: BuiltinContent.make("rainbow", width: 70, height: 30), time: 1)
-        let fused = try Self.render(request, fusion: true), apart = try Self.render(request, fusion: false)
+        let (fused, apart) = try renderBothWays(request, \.pairFusion)
         #expect(!fused.isConstant)
         #expect(fused.bytes == apart.bytes, "\(ImageDifference(fused, apart).maxAbs) levels apart")
         #expect(Self.fusedPairs(library, "tempt") > 0)

@@ -25,6 +25,18 @@ func compile(_ text: String, name: String = "test.metal") throws -> Library {
     return library
 }
 
+/// `request` rendered with an execution setting on and off (uniform execution, pair
+/// fusion: ways of running that must not change a bit).
+func renderBothWays(_ request: RenderRequest, _ setting: WritableKeyPath<ExecutionLimits, Bool>) throws
+    -> (on: RGBAImage, off: RGBAImage)
+{
+    var request = request
+    request.executionLimits[keyPath: setting] = true
+    let on = try Renderer.render(request)
+    request.executionLimits[keyPath: setting] = false
+    return (on, try Renderer.render(request))
+}
+
 func loadPNG(_ url: URL) throws -> RGBAImage {
     try PNG.decode(Array(try Data(contentsOf: url)))
 }

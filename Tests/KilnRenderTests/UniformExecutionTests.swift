@@ -9,12 +9,6 @@ import Testing
 /// have computed. Checked on every conformance case and every benchmark shader, whose
 /// loops mix uniform and varying work under divergence.
 @Suite struct UniformExecutionTests {
-    static func render(_ request: RenderRequest, uniform: Bool) throws -> RGBAImage {
-        var request = request
-        request.executionLimits.uniformExecution = uniform
-        return try Renderer.render(request)
-    }
-
     /// The body instructions the VM would broadcast in `function`.
     static func scalarized(_ library: Library, _ name: String) -> Int {
         guard let index = library.functions.firstIndex(where: { $0.name == name }) else { return 0 }
@@ -29,7 +23,7 @@ import Testing
         let source = try String(contentsOf: Paths.conformance.appendingPathComponent(testCase.file), encoding: .utf8)
         let library = try compile(source, name: testCase.id + ".metal")
         let request = try testCase.request(library)
-        let broadcast = try Self.render(request, uniform: true), lanes = try Self.render(request, uniform: false)
+        let (broadcast, lanes) = try renderBothWays(request, \.uniformExecution)
         let same = broadcast.bytes == lanes.bytes
         #expect(same, "\(testCase.id): \(ImageDifference(broadcast, lanes).maxAbs) levels apart at most")
     }
@@ -60,7 +54,7 @@ import Testing
                                     content: BuiltinContent.make("rainbow", width: width, height: height),
                                     content2: BuiltinContent.make("checker", width: width, height: height),
                                     time: bench.time, threads: 2)
-        let broadcast = try Self.render(request, uniform: true), lanes = try Self.render(request, uniform: false)
+        let (broadcast, lanes) = try renderBothWays(request, \.uniformExecution)
         #expect(!broadcast.isConstant)
         let same = broadcast.bytes == lanes.bytes
         #expect(same, "\(bench.file): \(ImageDifference(broadcast, lanes).maxAbs) levels apart at most")
