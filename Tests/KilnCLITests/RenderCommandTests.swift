@@ -115,7 +115,7 @@ struct RenderCommandTests {
         let pixels = try renderer.render(draw).bytes
         let content = contents.first.pixels          // a copy of the texels, taken once
         for index in stride(from: 0, to: pixels.count, by: 37) {
-            let expected = NativeMath.byte(content[index])
+            let expected = quantize(content[index])
             #expect(abs(Int(pixels[index]) - Int(expected)) <= 1)
         }
     }

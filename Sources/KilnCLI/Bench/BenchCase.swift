@@ -11,9 +11,6 @@ struct BenchCase: Sendable {
     var content2: String?
     /// The time argument (`time`).
     var time: Float
-    /// Whether a native Swift twin is measured beside the VM (the shader-art cases have
-    /// none yet: their reference is llvmpipe, in `bench/README.md`).
-    var hasNative = true
 
     /// The cases, in the README's order. Inputs: content `rainbow` at the output size
     /// (`melt` also `checker`), `time` = 1 (melt: 0.25, mid-transition), `bounds` =
@@ -25,11 +22,9 @@ struct BenchCase: Sendable {
         BenchCase(name: "melt", file: "melt.metal", function: "melt", content: "rainbow", content2: "checker", time: 0.25),
         BenchCase(name: "loop", file: "swirl.metal", function: "swirl", content: "rainbow", content2: nil, time: 1),
         // Shader art (issue 10): sphere tracing, fbm noise, an SDF grid.
-        BenchCase(name: "raymarch", file: "raymarch.metal", function: "raymarch", content: "rainbow", content2: nil, time: 1,
-                  hasNative: false),
-        BenchCase(name: "fbm", file: "fbm.metal", function: "clouds", content: "rainbow", content2: nil, time: 1, hasNative: false),
-        BenchCase(name: "sdf2d", file: "sdf2d.metal", function: "sdf2d", content: "rainbow", content2: nil, time: 1,
-                  hasNative: false),
+        BenchCase(name: "raymarch", file: "raymarch.metal", function: "raymarch", content: "rainbow", content2: nil, time: 1),
+        BenchCase(name: "fbm", file: "fbm.metal", function: "clouds", content: "rainbow", content2: nil, time: 1),
+        BenchCase(name: "sdf2d", file: "sdf2d.metal", function: "sdf2d", content: "rainbow", content2: nil, time: 1),
     ]
 
     /// The arguments the case binds by name (unused names are ignored by the renderer's
@@ -37,5 +32,20 @@ struct BenchCase: Sendable {
     func arguments(width: Int, height: Int) -> [String: [Float]] {
         let w = Float(width), h = Float(height)
         return ["time": [time], "bounds": [0, 0, w, h], "size": [w, h]]
+    }
+
+    /// The case written in Swift (`Native*.swift`) over the same contents and arguments.
+    func native(size: ImageSize, contents: FrameRenderer.Contents) -> any NativeShader {
+        let w = Float(size.width), h = Float(size.height)
+        switch name {
+        case "wave": return NativeWave(source: contents.first, bounds: (0, 0, w, h), time: time)
+        case "color": return NativeTint(source: contents.first, size: (w, h), time: time)
+        case "layer9": return NativeBox9(layer: contents.first)
+        case "melt": return NativeMelt(from: contents.first, to: contents.second, size: (w, h), time: time)
+        case "raymarch": return NativeRaymarch(source: contents.first, size: (w, h), time: time)
+        case "fbm": return NativeFBM(source: contents.first, size: (w, h), time: time)
+        case "sdf2d": return NativeSDF2D(source: contents.first, bounds: (0, 0, w, h), time: time)
+        default: return NativeSwirl(source: contents.first, size: (w, h), time: time)
+        }
     }
 }

@@ -20,13 +20,13 @@ struct NativeSwirl: NativeShader {
     let time: Float
 
     func shadeSpan(y: Int, x0: Int, x1: Int, output: UnsafeMutablePointer<UInt8>) {
-        let v = (Float(y) + 0.5) / size.height
+        let v = Pixels(repeating: (Float(y) + 0.5) / size.height)
         source.withTexels { texels in
-            for x in x0..<x1 {
-                let u = (Float(x) + 0.5) / size.width
+            forEachRun(x0: x0, x1: x1) { x, count, px in
+                let u = px / size.width
                 var zx = (u - 0.5) * 3
                 var zy = (v - 0.5) * 3
-                var acc: Float = 0
+                var acc = Pixels()
                 for _ in 0..<32 {
                     let nx = (NativeMath.sin(1.3 * zx + time) + NativeMath.cos(1.7 * zy)) * 0.9 + u
                     let ny = (NativeMath.cos(0.9 * zx - time) - NativeMath.sin(1.1 * zy)) * 0.9 + v
@@ -34,15 +34,13 @@ struct NativeSwirl: NativeShader {
                     zy = ny
                     acc += NativeMath.exp(-(zx * zx + zy * zy))
                 }
-                let base = (y * source.width + x) * 4
-                let inside = x < source.width && y < source.height
-                let cr = inside ? texels[base] : 0
-                let cg = inside ? texels[base + 1] : 0
-                let cb = inside ? texels[base + 2] : 0
+                let (cr, cg, cb, _) = NativeMath.texels(texels, width: source.width, height: source.height, x: x, y: y)
                 let phase = 0.35 * acc
-                NativeMath.store(NativeMath.mix(cr, 0.5 + 0.5 * NativeMath.cos(phase), 0.7),
-                                 NativeMath.mix(cg, 0.5 + 0.5 * NativeMath.cos(phase + 2), 0.7),
-                                 NativeMath.mix(cb, 0.5 + 0.5 * NativeMath.cos(phase + 4), 0.7), 1, output, (x - x0) * 4)
+                let weight = Pixels(repeating: 0.7)
+                NativeMath.store(NativeMath.mix(cr, 0.5 + 0.5 * NativeMath.cos(phase), weight),
+                                 NativeMath.mix(cg, 0.5 + 0.5 * NativeMath.cos(phase + 2), weight),
+                                 NativeMath.mix(cb, 0.5 + 0.5 * NativeMath.cos(phase + 4), weight),
+                                 Pixels(repeating: 1), count: count, output + (x - x0) * 4)
             }
         }
     }

@@ -14,27 +14,21 @@ struct NativeTint: NativeShader {
     let time: Float
 
     func shadeSpan(y: Int, x0: Int, x1: Int, output: UnsafeMutablePointer<UInt8>) {
-        let v = (Float(y) + 0.5) / size.height
-        let dy = v - 0.5
+        let dy = Pixels(repeating: (Float(y) + 0.5) / size.height - 0.5)
         source.withTexels { texels in
-            for x in x0..<x1 {
-                let u = (Float(x) + 0.5) / size.width
-                let base = (y * source.width + x) * 4
-                // Color effects see the source pixel itself; outside the source, transparent.
-                let inside = x < source.width && y < source.height
-                let cr = inside ? texels[base] : 0
-                let cg = inside ? texels[base + 1] : 0
-                let cb = inside ? texels[base + 2] : 0
-                let ca = inside ? texels[base + 3] : 0
+            forEachRun(x0: x0, x1: x1) { x, count, px in
+                let u = px / size.width
+                let (cr, cg, cb, ca) = NativeMath.texels(texels, width: source.width, height: source.height, x: x, y: y)
                 let phase = time + u * 6.28318
                 let rr = 0.5 + 0.5 * NativeMath.sin(phase)
                 let rg = 0.5 + 0.5 * NativeMath.sin(phase + 2)
                 let rb = 0.5 + 0.5 * NativeMath.sin(phase + 4)
                 let dx = u - 0.5
-                let vignette = NativeMath.smoothstep(0.8, 0.3, (dx * dx + dy * dy).squareRoot())
-                NativeMath.store(NativeMath.mix(cr, rr, 0.5) * vignette,
-                                 NativeMath.mix(cg, rg, 0.5) * vignette,
-                                 NativeMath.mix(cb, rb, 0.5) * vignette, ca, output, (x - x0) * 4)
+                let vignette = NativeMath.smoothstep(Pixels(repeating: 0.8), Pixels(repeating: 0.3),
+                                                     NativeMath.length(dx, dy))
+                let half = Pixels(repeating: 0.5)
+                NativeMath.store(NativeMath.mix(cr, rr, half) * vignette, NativeMath.mix(cg, rg, half) * vignette,
+                                 NativeMath.mix(cb, rb, half) * vignette, ca, count: count, output + (x - x0) * 4)
             }
         }
     }
