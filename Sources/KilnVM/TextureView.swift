@@ -181,6 +181,20 @@ extension TextureView {
             // Every lane at a texel centre, inside: both weights are +0 and the texels are
             // plain, so the filter returns the top-left texel's bits — read them. (Integer
             // offsets from `position` — blurs, edge detection, layer9 — land here.)
+            let column0 = column[0], row0 = row[0]
+            var offBlock: UInt32 = 0
+            for l in 0..<laneCount {
+                let dx = (column[l] &- column0) ^ UInt32(truncatingIfNeeded: BatchTile.column(l))
+                let dy = (row[l] &- row0) ^ UInt32(truncatingIfNeeded: BatchTile.row(l))
+                offBlock = max(offBlock, dx | dy)
+            }
+            if offBlock == 0 {
+                // The lanes read an 8×8 block of texels in tile order (one uniform offset from
+                // `position`): copy it as rows, not one texel per lane.
+                readTileBlock(texels + (Int(Int32(bitPattern: row0)) &* width &+ Int(Int32(bitPattern: column0))) &* 4,
+                              into: r)
+                return
+            }
             for l in 0..<laneCount {
                 let p = texels + (Int(Int32(bitPattern: row[l])) &* width &+ Int(Int32(bitPattern: column[l]))) &* 4
                 r[l] = p[0].bitPattern
@@ -257,10 +271,7 @@ extension TextureView {
         if stride == 1 && columns >= BatchTile.columns && rows >= BatchTile.rows && x0 >= 0 && y >= 0
             && x0 <= width &- BatchTile.columns && y <= height &- BatchTile.rows {
             // The whole tile inside the image: no bounds checks.
-            for l in 0..<laneCount {
-                let p = texels + ((y &+ BatchTile.row(l)) &* width &+ x0 &+ BatchTile.column(l)) &* 4
-                r[l] = p[0].bitPattern; g[l] = p[1].bitPattern; b[l] = p[2].bitPattern; alpha[l] = p[3].bitPattern
-            }
+            readTileBlock(texels + (y &* width &+ x0) &* 4, into: r)
             return
         }
         for l in 0..<laneCount {
@@ -272,6 +283,34 @@ extension TextureView {
             g[l] = p[1].bitPattern
             b[l] = p[2].bitPattern
             alpha[l] = p[3].bitPattern
+        }
+    }
+
+    /// The 8×8 block of texels whose top-left texel is at `origin`, in `BatchTile` lane order,
+    /// written planar into `r` (`4 × laneCount` words); the block must lie inside the image.
+    ///
+    /// A quad's four lanes are two texels of one row and the two below them: four RGBA
+    /// loads and a 4×4 transpose give its red, green, blue and alpha lanes as four stores.
+    /// (Lane by lane, 64 index computations and 256 scalar stores, this was most of a
+    /// texel-centred `sample`'s time and a fifth of a color effect's.)
+    @inline(__always) func readTileBlock(_ origin: UnsafePointer<Float>, into r: UnsafeMutablePointer<UInt32>) {
+        let planes = UnsafeMutableRawPointer(r)
+        let planeBytes = laneCount &* 4
+        let rowFloats = width &* 4
+        for pair in 0..<(BatchTile.rows / 2) {
+            let top = UnsafeRawPointer(origin + 2 &* pair &* rowFloats)
+            let bottom = top + rowFloats &* 4
+            for quad in 0..<BatchTile.quadsPerRow {
+                let t0 = top.loadUnaligned(fromByteOffset: quad &* 32, as: SIMD4<UInt32>.self)
+                let t1 = top.loadUnaligned(fromByteOffset: quad &* 32 &+ 16, as: SIMD4<UInt32>.self)
+                let t2 = bottom.loadUnaligned(fromByteOffset: quad &* 32, as: SIMD4<UInt32>.self)
+                let t3 = bottom.loadUnaligned(fromByteOffset: quad &* 32 &+ 16, as: SIMD4<UInt32>.self)
+                let lane = (pair &* BatchTile.quadsPerRow &+ quad) &* 4
+                for channel in 0..<4 {
+                    planes.storeBytes(of: SIMD4(t0[channel], t1[channel], t2[channel], t3[channel]),
+                                      toByteOffset: channel &* planeBytes &+ lane &* 4, as: SIMD4<UInt32>.self)
+                }
+            }
         }
     }
 }

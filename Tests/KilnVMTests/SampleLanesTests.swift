@@ -91,4 +91,52 @@ import Testing
             }
         }
     }
+
+    /// A batch whose lanes sit on an 8×8 block of texel centres in tile order (`position`
+    /// plus one offset: blurs, layer9) is copied as rows (`TextureView.readTileBlock`); one
+    /// lane off the block, or a block touching the last row or column, must take the
+    /// per-lane paths. All give the per-lane bits.
+    @Test func texelBlockBatchesEqualPerLaneSampling() {
+        var random = SeededRandom(seed: 12)
+        let width = 23, height = 19
+        let pixels = (0..<(width * height * 4)).map { _ in Float(random.below(1000)) / 999 }
+        let texture = Texture(width: width, height: height, pixels: pixels)
+        var xs = [Float](repeating: 0, count: laneCount), ys = xs
+        var output = [Float](repeating: 0, count: 4 * laneCount)
+        for trial in 0..<60 {
+            let ox = random.below(width - BatchTile.columns + 2), oy = random.below(height - BatchTile.rows + 2)
+            for lane in 0..<laneCount {
+                xs[lane] = Float(ox + BatchTile.column(lane)) + 0.5
+                ys[lane] = Float(oy + BatchTile.row(lane)) + 0.5
+            }
+            if trial % 3 == 1 { xs[random.below(laneCount)] += 1 }      // one lane off the block
+            Sampling.sampleLanes(texture, xs: xs, ys: ys, mode: .layer, into: &output)
+            for lane in 0..<laneCount {
+                let one = Sampling.sample(texture, x: xs[lane], y: ys[lane], mode: .layer)
+                let batch = (output[lane], output[laneCount + lane], output[2 * laneCount + lane], output[3 * laneCount + lane])
+                #expect([one.0, one.1, one.2, one.3].map(\.bitPattern) == [batch.0, batch.1, batch.2, batch.3].map(\.bitPattern),
+                        "block at (\(ox), \(oy)), lane \(lane)")
+            }
+        }
+    }
+
+    /// A color effect's input: the tile's texels in lane order, transparent past the tile's
+    /// columns and rows and outside the image, every `stride`-th texel for a coarse frame.
+    @Test func quadReadsEqualTexelReads() {
+        let texture = Self.texture    // 13 × 9: one whole 8 × 8 tile fits at (0…5, 0…1)
+        var output = [Float](repeating: 0, count: 4 * laneCount)
+        for (x0, y, columns, rows, stride) in [(0, 0, 8, 8, 1), (5, 1, 8, 8, 1), (3, 1, 8, 8, 1), (8, 0, 5, 8, 1),
+                                               (0, 8, 8, 1, 1), (0, 0, 7, 5, 2), (-2, 0, 8, 8, 1)] {
+            Sampling.readQuadLanes(texture, x0: x0, y: y, columns: columns, rows: rows, stride: stride, into: &output)
+            for lane in 0..<laneCount {
+                let column = BatchTile.column(lane), row = BatchTile.row(lane)
+                let x = (x0 + column) * stride, ty = (y + row) * stride
+                let inside = column < columns && row < rows && x >= 0 && ty >= 0
+                let texel = inside ? Sampling.read(texture, x: UInt32(x), y: UInt32(ty)) : (Float(0), Float(0), Float(0), Float(0))
+                #expect([texel.0, texel.1, texel.2, texel.3] == [output[lane], output[laneCount + lane],
+                                                                  output[2 * laneCount + lane], output[3 * laneCount + lane]],
+                        "tile at (\(x0), \(y)) \(columns)×\(rows) stride \(stride), lane \(lane)")
+            }
+        }
+    }
 }
