@@ -15,10 +15,20 @@ public struct CompileOptions: Hashable, Sendable {
     /// Folders `#include` searches after the including file's own, as names relative to
     /// the request's files (`kiln compile -I`; see `IncludePath`).
     public var includeSearchPaths: [String]
+    /// A loop whose trip count the compiler knows is lowered as that many copies of its body
+    /// (no counter, compare or jump; the counter a constant in each copy) when it runs at
+    /// most this many times (0: never unroll) …
+    public var maxUnrolledIterations: Int
+    /// … and its copies, nested unrolled loops included, come to at most this many
+    /// instructions.
+    public var maxUnrolledInstructions: Int
 
     public init(languageLimits: LanguageLimits = .default, libraryLimits: LibraryLimits = .default, optimize: Bool = true,
-                maxInlinedCalls: Int = 1 << 16, includeSearchPaths: [String] = []) {
+                maxInlinedCalls: Int = 1 << 16, includeSearchPaths: [String] = [],
+                maxUnrolledIterations: Int = 16, maxUnrolledInstructions: Int = 2048) {
         self.includeSearchPaths = includeSearchPaths
+        self.maxUnrolledIterations = maxUnrolledIterations
+        self.maxUnrolledInstructions = maxUnrolledInstructions
         self.languageLimits = languageLimits
         self.libraryLimits = libraryLimits
         self.optimize = optimize
@@ -75,6 +85,8 @@ public enum Compiler {
                                               functionDiscards: discards, constantIndex: assembler.constantIndex)
                 lowerer.maxInlinedCalls = options.maxInlinedCalls
                 lowerer.maxInstructions = options.libraryLimits.maxInstructions
+                lowerer.maxUnrolledIterations = options.maxUnrolledIterations
+                lowerer.maxUnrolledInstructions = options.maxUnrolledInstructions
                 do {
                     let lowered = try lowerer.lowerEntry()
                     if let problem = assembler.append(lowered) {

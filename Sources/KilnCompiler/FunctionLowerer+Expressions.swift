@@ -487,6 +487,9 @@ extension FunctionLowerer {
     func conditional(_ condition: TypedExpression, _ a: TypedExpression, _ b: TypedExpression,
                      _ e: TypedExpression) throws -> [VirtualRegister] {
         let c = try value(condition)
+        // A condition the compiler knows (an unrolled loop's counter, a constant): only the
+        // arm it picks is evaluated, as C does.
+        if c.count == 1, let known = state.knownConstant[c[0]] { return try value(known != 0 ? a : b) }
         let effects = StatementScanner.hasSideEffects(a, program: program) || StatementScanner.hasSideEffects(b, program: program)
         if !effects || c.count != 1 {
             let x = try value(a)

@@ -168,6 +168,8 @@ extension FunctionLowerer {
     // MARK: - Loops
 
     func lowerLoop(_ condition: TypedExpression?, _ step: TypedExpression?, _ body: [TypedStatement], _ testFirst: Bool) throws {
+        if try unrolled(condition, step, body, testFirst) { return }
+        if unrollingDepth > 0 { throw LoweringError.notUnrollable }
         let assigned = assignedVariables(body, extra: [condition, step].compactMap { $0 }, program: program)
         enterRegion(assigned: assigned)
         defer { exitRegion() }

@@ -10,6 +10,8 @@ enum LoweringError: Error {
     case becameVarying(VirtualRegister)
     /// A uniform `if` tried without a mask home retired lanes by mask: redo it with one.
     case branchNeedsMaskHome
+    /// A loop inside a loop being unrolled cannot be unrolled: lower the outer one as a loop.
+    case notUnrollable
     /// The program uses something the compiler cannot lower.
     case diagnostic(Diagnostic)
 }
@@ -36,6 +38,11 @@ final class FunctionLowerer {
     var inlinedCalls = 0
     /// `LibraryLimits.maxInstructions`: lowering stops once the IR alone is larger.
     var maxInstructions = LibraryLimits.default.maxInstructions
+    /// `CompileOptions.maxUnrolledIterations` and `maxUnrolledInstructions`, and how many
+    /// loops being unrolled enclose the code being lowered (`FunctionLowerer+Unrolling`).
+    var maxUnrolledIterations = CompileOptions().maxUnrolledIterations
+    var maxUnrolledInstructions = CompileOptions().maxUnrolledInstructions
+    var unrollingDepth = 0
 
     /// `functionDiscards` is `StatementScanner.discardingFunctions(program)` and
     /// `constantIndex` the first index of each word of `constants`: a caller lowering many

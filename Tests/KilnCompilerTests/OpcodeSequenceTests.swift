@@ -112,7 +112,7 @@ import Testing
     @Test func uniformLoopHasJnzBackEdge() throws {
         let library = try #require(compileLibrary(colorEffect("""
             half4 acc = 0;
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i < 40; i++) {     // above the unrolling limit (16 iterations)
                 acc += color * half(i);
             }
             return acc;

@@ -26,7 +26,10 @@ import Testing
         #expect(decoded == library)
         #expect(!library.functions.isEmpty)
         for f in library.functions {
-            #expect(f.registerCount <= 96, "\(path) \(f.name): \(f.registerCount) registers")
+            // Lane-wide registers bounded as before unrolling; the uniform ones (prologue
+            // values: sdf2d's sixteen unrolled shapes keep five each) may be more.
+            #expect(f.registerCount - f.uniformRegisterCount <= 96, "\(path) \(f.name): \(f.registerCount) registers")
+            #expect(f.registerCount <= 160, "\(path) \(f.name): \(f.registerCount) registers")
             #expect(f.body.count >= 2)
             // Every instruction has a debug location pointing into the file.
             #expect(library.location(ofInstruction: Int(f.body.lowerBound)) != nil)

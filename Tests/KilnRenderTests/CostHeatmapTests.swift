@@ -74,7 +74,7 @@ import Testing
     /// per batch, apart from the lanes' work, the same for every pixel of a batch.
     @Test func uniformWorkIsCountedOncePerBatch() throws {
         let source = try String(contentsOf: Paths.repository.appendingPathComponent("bench/raymarch.metal"), encoding: .utf8)
-        let library = try compile(source, name: "raymarch.metal")
+        let library = try compile(source, name: "raymarch.metal", options: .loopsKept)
         let request = RenderRequest(library: library, functionName: "raymarch", width: 24, height: 16,
                                     content: BuiltinContent.make("photo", width: 24, height: 16), time: 1, threads: 2)
         let map = try Renderer.heatmap(request)

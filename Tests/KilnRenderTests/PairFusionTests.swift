@@ -32,11 +32,7 @@ import Testing
         let url = Paths.repository.appendingPathComponent("bench/\(bench.file)")
         let library = try compile(try String(contentsOf: url, encoding: .utf8), name: bench.file)
         let name = try #require(library.functions.first { $0.name == bench.function }?.name ?? library.functions.first?.name)
-        let width = 83, height = 47
-        var request = RenderRequest(library: library, functionName: name, width: width, height: height,
-                                    content: BuiltinContent.make("rainbow", width: width, height: height),
-                                    content2: BuiltinContent.make("checker", width: width, height: height),
-                                    time: bench.time, threads: 2)
+        var request = bench.request(library, function: name)
         for uniform in [true, false] {
             request.executionLimits.uniformExecution = uniform
             let (fused, apart) = try renderBothWays(request, \.pairFusion)

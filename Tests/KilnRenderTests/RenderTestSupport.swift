@@ -17,8 +17,15 @@ enum Paths {
     }()
 }
 
-func compile(_ text: String, name: String = "test.metal") throws -> Library {
-    let result = Compiler.compile([SourceFile(name: name, text: text)])
+extension CompileOptions {
+    /// Loops lowered as loops, not unrolled: for tests of what runs inside loops (uniform
+    /// work scalarized per iteration, its cost counted once per batch). Unrolled, the
+    /// benchmark shaders' per-iteration constants move to the prologue.
+    static let loopsKept = CompileOptions(maxUnrolledIterations: 0)
+}
+
+func compile(_ text: String, name: String = "test.metal", options: CompileOptions = .init()) throws -> Library {
+    let result = Compiler.compile([SourceFile(name: name, text: text)], options: options)
     guard let library = result.library else {
         throw RenderError(DiagnosticRenderer.text(result.diagnostics, files: result.files))
     }

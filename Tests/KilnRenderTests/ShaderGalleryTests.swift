@@ -20,13 +20,13 @@ import Testing
     }()
 
     /// Compiles one gallery file together with the headers next to it.
-    static func library(_ file: String) throws -> Library {
+    static func library(_ file: String, options: CompileOptions = .init()) throws -> Library {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         var sources = [SourceFile(name: file, text: try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8))]
         for header in names.filter({ $0.hasSuffix(".h") }).sorted() {
             sources.append(SourceFile(name: header, text: try String(contentsOf: folder.appendingPathComponent(header), encoding: .utf8)))
         }
-        let result = Compiler.compile(sources)
+        let result = Compiler.compile(sources, options: options)
         guard let library = result.library else {
             throw RenderError(DiagnosticRenderer.text(result.diagnostics, files: result.files))
         }

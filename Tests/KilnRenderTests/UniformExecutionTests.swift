@@ -1,5 +1,6 @@
 import Foundation
 import KilnBytecode
+import KilnCompiler
 import KilnRender
 import KilnVM
 import Testing
@@ -33,6 +34,15 @@ import Testing
         var function: String
         var time: Float
         var testDescription: String { function }
+
+        /// The case at 83×47 (a partial batch on every row), on its bench contents, 2 threads.
+        func request(_ library: Library, function name: String) -> RenderRequest {
+            let width = 83, height = 47
+            return RenderRequest(library: library, functionName: name, width: width, height: height,
+                                 content: BuiltinContent.make("rainbow", width: width, height: height),
+                                 content2: BuiltinContent.make("checker", width: width, height: height),
+                                 time: time, threads: 2)
+        }
     }
 
     static let benchCases = [
@@ -42,24 +52,23 @@ import Testing
         BenchCase(file: "melt.metal", function: "melt", time: 0.25), BenchCase(file: "tint.metal", function: "tint", time: 1),
     ]
 
-    /// The benchmark shaders, at a size with a partial batch per row; the shader-art cases
-    /// must actually broadcast something (else this test would prove nothing).
+    /// The benchmark shaders, at a size with a partial batch per row, compiled with loops
+    /// unrolled (the default) and kept; the shader-art cases' kept loops must actually
+    /// broadcast something (else this test would prove nothing).
     @Test(arguments: benchCases)
     func benchmarkShadersGiveTheSameBytes(_ bench: BenchCase) throws {
         let url = Paths.repository.appendingPathComponent("bench/\(bench.file)")
-        let library = try compile(try String(contentsOf: url, encoding: .utf8), name: bench.file)
-        let name = try #require(library.functions.first { $0.name == bench.function }?.name ?? library.functions.first?.name)
-        let width = 83, height = 47
-        let request = RenderRequest(library: library, functionName: name, width: width, height: height,
-                                    content: BuiltinContent.make("rainbow", width: width, height: height),
-                                    content2: BuiltinContent.make("checker", width: width, height: height),
-                                    time: bench.time, threads: 2)
-        let (broadcast, lanes) = try renderBothWays(request, \.uniformExecution)
-        #expect(!broadcast.isConstant)
-        let same = broadcast.bytes == lanes.bytes
-        #expect(same, "\(bench.file): \(ImageDifference(broadcast, lanes).maxAbs) levels apart at most")
-        if ["raymarch", "sdf2d", "swirl"].contains(bench.function) {
-            #expect(Self.scalarized(library, name) > 0, "\(bench.file) broadcasts nothing")
+        for options in [CompileOptions(), .loopsKept] {
+            let library = try compile(try String(contentsOf: url, encoding: .utf8), name: bench.file, options: options)
+            let name = try #require(library.functions.first { $0.name == bench.function }?.name ?? library.functions.first?.name)
+            let request = bench.request(library, function: name)
+            let (broadcast, lanes) = try renderBothWays(request, \.uniformExecution)
+            #expect(!broadcast.isConstant)
+            let same = broadcast.bytes == lanes.bytes
+            #expect(same, "\(bench.file): \(ImageDifference(broadcast, lanes).maxAbs) levels apart at most")
+            if options == .loopsKept && ["raymarch", "sdf2d", "swirl"].contains(bench.function) {
+                #expect(Self.scalarized(library, name) > 0, "\(bench.file) broadcasts nothing")
+            }
         }
     }
 
@@ -68,7 +77,7 @@ import Testing
     @Test func aWarmMemoGivesTheSameFrame() throws {
         for file in ["raymarch.metal", "sdf2d.metal"] {
             let url = Paths.repository.appendingPathComponent("bench/\(file)")
-            let library = try compile(try String(contentsOf: url, encoding: .utf8), name: file)
+            let library = try compile(try String(contentsOf: url, encoding: .utf8), name: file, options: .loopsKept)
             let name = try #require(library.functions.first?.name)
             var request = RenderRequest(library: library, functionName: name, width: 72, height: 40,
                                         content: BuiltinContent.make("rainbow", width: 72, height: 40), time: 1, threads: 1)
@@ -85,7 +94,7 @@ import Testing
     /// (with the same instruction count) when not.
     @Test func frameCountsReportTheUniformShare() throws {
         let url = Paths.repository.appendingPathComponent("bench/raymarch.metal")
-        let library = try compile(try String(contentsOf: url, encoding: .utf8), name: "raymarch.metal")
+        let library = try compile(try String(contentsOf: url, encoding: .utf8), name: "raymarch.metal", options: .loopsKept)
         var request = RenderRequest(library: library, functionName: "raymarch", width: 64, height: 16,
                                     content: BuiltinContent.make("rainbow", width: 64, height: 16), time: 1)
         let on = try Renderer.prepare(request)

@@ -7,11 +7,15 @@ import Testing
 
 /// How `PreparedFunction` flags uniform instructions: scalar where `UniformityAnalysis`
 /// proves them uniform, broadcast only where a lane-wide reader may see the result.
+/// The shaders are compiled with loops kept as loops (`maxUnrolledIterations: 0`): unrolled,
+/// raymarch's per-sphere constants move to the prologue and leave nothing to scalarize,
+/// but loops beyond the unrolling limits still carry uniform work like this.
 @Suite struct UniformBroadcastTests {
     static func prepared(_ file: String, uniformExecution: Bool = true) throws -> PreparedFunction {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("bench/\(file)")
-        let result = Compiler.compile([SourceFile(name: file, text: try String(contentsOf: url, encoding: .utf8))])
+        let result = Compiler.compile([SourceFile(name: file, text: try String(contentsOf: url, encoding: .utf8))],
+                                      options: CompileOptions(maxUnrolledIterations: 0))
         let library = try #require(result.library)
         return PreparedFunction(library: library, functionIndex: 0, uniformExecution: uniformExecution)
     }

@@ -1,0 +1,85 @@
+import KilnBytecode
+import KilnLanguage
+
+/// Full unrolling of loops whose trip count the compiler knows.
+///
+/// `for (int i = 0; i < 9; i++)` over a body of a few instructions costs the VM, per
+/// iteration, the counter's increment, compare and conditional jump — each a dispatch for
+/// every batch — and keeps `i` (and everything computed from it: `float(i) * 1.3`, `i % 4`,
+/// `(i & 1) == 0 ? box : circle`) a run-time value. Lowered as straight-line copies of the
+/// body, the counter is a constant in each copy, so constant folding removes the loop
+/// control and everything derived from the counter alone, and a select on it lowers only
+/// the arm it picks.
+///
+/// The test is the lowering itself: the loop's variables are bound to their values when
+/// the loop is reached, so the condition folds to a constant exactly when the trip count is
+/// known. The lowerer tries: it lowers condition, body and step over and over while the
+/// condition folds to true, and gives up — restoring the state it started from — when the
+/// condition does not fold, or the copies would exceed `CompileOptions.maxUnrolledIterations`
+/// or `maxUnrolledInstructions`, or a loop nested in the body cannot be unrolled itself.
+/// Bodies that can leave early (`break`, `continue`, `return`, `discard_fragment`) are never
+/// unrolled. The copies compute the same operations in the same order, so the pictures
+/// are the same bytes (`LoopUnrollingTests`).
+extension FunctionLowerer {
+    /// Lowers the loop unrolled and returns true, or returns false with nothing emitted.
+    func unrolled(_ condition: TypedExpression?, _ step: TypedExpression?, _ body: [TypedStatement],
+                  _ testFirst: Bool) throws -> Bool {
+        guard maxUnrolledIterations > 0, let condition,
+              !StatementScanner.canRetire(body, discards: functionDiscards),
+              try tripCountMayBeWithinLimit(condition, step, body, testFirst) else { return false }
+        let saved = state
+        let (savedBudget, savedCalls) = (speculationBudget, inlinedCalls)
+        func giveUp() -> Bool {
+            state = saved
+            (speculationBudget, inlinedCalls) = (savedBudget, savedCalls)
+            return false
+        }
+        let start = state.body.count + state.prologue.count
+        unrollingDepth += 1
+        defer { unrollingDepth -= 1 }
+        var iterations = 0
+        do {
+            while true {
+                if testFirst || iterations > 0 {
+                    guard let known = state.knownConstant[try value(condition)[0]] else { return giveUp() }
+                    if known == 0 { return true }
+                }
+                iterations += 1
+                guard iterations <= maxUnrolledIterations else { return giveUp() }
+                try lowerBlock(body)
+                if let step { _ = try value(step) }
+                if state.body.count + state.prologue.count - start > maxUnrolledInstructions { return giveUp() }
+            }
+        } catch LoweringError.notUnrollable {
+            return giveUp()
+        }
+    }
+
+    /// False when the loop certainly runs more than `maxUnrolledIterations` times or its
+    /// condition certainly does not fold: found by running only the condition and step,
+    /// which is possible when the body assigns none of the variables they read. (Trying
+    /// the whole body first made `swirl`'s 32 iterations cost 16 copies of its body before
+    /// giving up: twice the compile time for nothing.) Leaves the state as it found it.
+    func tripCountMayBeWithinLimit(_ condition: TypedExpression, _ step: TypedExpression?, _ body: [TypedStatement],
+                                   _ testFirst: Bool) throws -> Bool {
+        var read = Set<VariableID>()
+        for e in [condition] + (step.map { [$0] } ?? []) {
+            StatementScanner.visit(e) { if case .variable(let id) = $0.kind { read.insert(id) } }
+        }
+        guard assignedVariables(body, program: program).isDisjoint(with: read) else { return true }
+        let saved = state
+        let (savedBudget, savedCalls) = (speculationBudget, inlinedCalls)
+        defer {
+            state = saved
+            (speculationBudget, inlinedCalls) = (savedBudget, savedCalls)
+        }
+        var iterations = testFirst ? 0 : 1
+        while true {
+            guard let known = state.knownConstant[try value(condition)[0]] else { return false }
+            if known == 0 { return true }
+            iterations += 1
+            if iterations > maxUnrolledIterations { return false }
+            if let step { _ = try value(step) }
+        }
+    }
+}
