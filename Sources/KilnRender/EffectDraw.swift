@@ -74,6 +74,7 @@ final class EffectDraw: PreparedDraw {
         TileScheduler.run(height: height, threads: threads, rowsPerBand: rowsPerBand) { worker, rows in
             guard !failures.hasFailure else { return }
             let shader = shaders[worker]
+            var tally = FrameBudget.Tally()
             do throws(RenderError) {
                 // Bands start on multiples of the tile height, so quads line up with the
                 // image as a GPU's do: a quad's top-left pixel has even coordinates.
@@ -83,10 +84,11 @@ final class EffectDraw: PreparedDraw {
                     while x0 < width {
                         let columns = min(BatchTile.columns, width - x0)
                         try shade(shader, x0: x0, y: y, columns: columns, rows: tileRows, output: pixels + (y * width + x0) * 4)
-                        try budget.charge(shader)
+                        try budget.charge(shader, to: &tally)
                         x0 += columns
                     }
                 }
+                try budget.flush(&tally)
             } catch {
                 failures.record(error)
             }
@@ -233,6 +235,22 @@ final class EffectDraw: PreparedDraw {
                 o[2] = quantize(b[lane])
                 o[3] = quantize(a[lane])
             }
+            if columns == BatchTile.columns && rows == BatchTile.rows {
+                // A whole tile: a quad's four lanes are 16 consecutive bytes, its top two
+                // pixels then its bottom two — two 8-byte copies per quad.
+                let source = UnsafeRawPointer(lanes)
+                for pair in 0..<(BatchTile.rows / 2) {
+                    let top = UnsafeMutableRawPointer(output + 2 &* pair &* width &* 4)
+                    let bottom = top + width &* 4
+                    for quad in 0..<(BatchTile.columns / 2) {
+                        let quadBytes = source + (pair &* (BatchTile.columns / 2) &+ quad) &* 16
+                        top.storeBytes(of: quadBytes.loadUnaligned(as: UInt64.self), toByteOffset: quad &* 8, as: UInt64.self)
+                        bottom.storeBytes(of: quadBytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                                          toByteOffset: quad &* 8, as: UInt64.self)
+                    }
+                }
+                return
+            }
             for row in 0..<rows {
                 let line = UnsafeMutableRawPointer(output + row &* width &* 4)
                 for column in 0..<columns {
@@ -243,17 +261,34 @@ final class EffectDraw: PreparedDraw {
         }
     }
 
+    /// Each lane's column and row in its tile, as floats (`BatchTile.column`, `row`): a
+    /// table the lane loops read as vectors (a 64-bit integer does not convert to binary32
+    /// in an AVX2 vector instruction).
+    private static let laneColumns: UnsafePointer<Float> = table { Float(BatchTile.column($0)) }
+    private static let laneRows: UnsafePointer<Float> = table { Float(BatchTile.row($0)) }
+    private static func table(_ value: (Int) -> Float) -> UnsafePointer<Float> {
+        let table = UnsafeMutablePointer<Float>.allocate(capacity: laneCount)
+        for lane in 0..<laneCount { table[lane] = value(lane) }
+        return UnsafePointer(table)
+    }
+
     /// Writes the lane inputs for the tile at (`x0`, `y`): each lane gets its own pixel of
     /// the tile, helper lanes included (their pixels lie past the image edge).
     private func writeInputs(_ shader: LaneShader, x0: Int, y: Int, columns: Int, rows: Int) {
         for input in plan.inputs {
             switch input.role {
             case .position(let components):
+                // (x0 + column)·stride + 0.5 in binary32, exact: coordinates are far below 2²⁴
+                // (`RenderLimits`), so the conversion and the sums round nothing — and this
+                // form is a vector loop (integer arithmetic with overflow checks per lane was
+                // a seventh of a color effect's time).
                 let xs = shader.floatLanes(input.register)
-                for lane in 0..<laneCount { xs[lane] = Float((x0 + BatchTile.column(lane)) * stride) + 0.5 }
+                let (originX, originY, scale) = (Float(x0), Float(y), Float(stride))
+                let columns = Self.laneColumns, rows = Self.laneRows
+                for lane in 0..<laneCount { xs[lane] = (originX + columns[lane]) * scale + 0.5 }
                 if components > 1 {
                     let ys = shader.floatLanes(input.register + 1)
-                    for lane in 0..<laneCount { ys[lane] = Float((y + BatchTile.row(lane)) * stride) + 0.5 }
+                    for lane in 0..<laneCount { ys[lane] = (originY + rows[lane]) * scale + 0.5 }
                 }
                 if components > 2 { shader.floatLanes(input.register + 2).update(repeating: 0, count: laneCount) }
                 if components > 3 { shader.floatLanes(input.register + 3).update(repeating: 1, count: laneCount) }
@@ -265,9 +300,11 @@ final class EffectDraw: PreparedDraw {
             case .uv:
                 let us = shader.floatLanes(input.register), vs = shader.floatLanes(input.register + 1)
                 let width = Float(fullWidth), height = Float(fullHeight)
+                let (originX, originY, scale) = (Float(x0), Float(y), Float(stride))
+                let columns = Self.laneColumns, rows = Self.laneRows
                 for lane in 0..<laneCount {
-                    us[lane] = (Float((x0 + BatchTile.column(lane)) * stride) + 0.5) / width
-                    vs[lane] = (Float((y + BatchTile.row(lane)) * stride) + 0.5) / height
+                    us[lane] = ((originX + columns[lane]) * scale + 0.5) / width
+                    vs[lane] = ((originY + rows[lane]) * scale + 0.5) / height
                 }
             case .zero(let components):
                 for component in 0..<components {

@@ -68,12 +68,14 @@ final class KernelDraw: PreparedDraw {
         TileScheduler.run(height: height, threads: threads, rowsPerBand: size) { worker, rows in
             guard !failures.hasFailure else { return }
             let shader = shaders[worker]
+            var tally = FrameBudget.Tally()
             do throws(RenderError) {
                 for x0 in stride(from: 0, to: width, by: size) {
                     writeInputs(shader, x0: x0, y0: rows.lowerBound)
                     try shader.run()
-                    try budget.charge(shader)
+                    try budget.charge(shader, to: &tally)
                 }
+                try budget.flush(&tally)
             } catch {
                 failures.record(error)
             }
