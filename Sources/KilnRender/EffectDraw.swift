@@ -261,17 +261,6 @@ final class EffectDraw: PreparedDraw {
         }
     }
 
-    /// Each lane's column and row in its tile, as floats (`BatchTile.column`, `row`): a
-    /// table the lane loops read as vectors (a 64-bit integer does not convert to binary32
-    /// in an AVX2 vector instruction).
-    private static let laneColumns: UnsafePointer<Float> = table { Float(BatchTile.column($0)) }
-    private static let laneRows: UnsafePointer<Float> = table { Float(BatchTile.row($0)) }
-    private static func table(_ value: (Int) -> Float) -> UnsafePointer<Float> {
-        let table = UnsafeMutablePointer<Float>.allocate(capacity: laneCount)
-        for lane in 0..<laneCount { table[lane] = value(lane) }
-        return UnsafePointer(table)
-    }
-
     /// Writes the lane inputs for the tile at (`x0`, `y`): each lane gets its own pixel of
     /// the tile, helper lanes included (their pixels lie past the image edge).
     private func writeInputs(_ shader: LaneShader, x0: Int, y: Int, columns: Int, rows: Int) {
@@ -284,7 +273,7 @@ final class EffectDraw: PreparedDraw {
                 // a seventh of a color effect's time).
                 let xs = shader.floatLanes(input.register)
                 let (originX, originY, scale) = (Float(x0), Float(y), Float(stride))
-                let columns = Self.laneColumns, rows = Self.laneRows
+                let columns = BatchTile.columnsAsFloat, rows = BatchTile.rowsAsFloat
                 for lane in 0..<laneCount { xs[lane] = (originX + columns[lane]) * scale + 0.5 }
                 if components > 1 {
                     let ys = shader.floatLanes(input.register + 1)
@@ -301,7 +290,7 @@ final class EffectDraw: PreparedDraw {
                 let us = shader.floatLanes(input.register), vs = shader.floatLanes(input.register + 1)
                 let width = Float(fullWidth), height = Float(fullHeight)
                 let (originX, originY, scale) = (Float(x0), Float(y), Float(stride))
-                let columns = Self.laneColumns, rows = Self.laneRows
+                let columns = BatchTile.columnsAsFloat, rows = BatchTile.rowsAsFloat
                 for lane in 0..<laneCount {
                     us[lane] = ((originX + columns[lane]) * scale + 0.5) / width
                     vs[lane] = ((originY + rows[lane]) * scale + 0.5) / height

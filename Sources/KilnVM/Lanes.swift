@@ -17,6 +17,17 @@ public enum BatchTile {
     @inline(__always) public static func column(_ lane: Int) -> Int { ((lane >> 2) % quadsPerRow) << 1 | (lane & 1) }
     /// The tile row of a lane.
     @inline(__always) public static func row(_ lane: Int) -> Int { ((lane >> 2) / quadsPerRow) << 1 | ((lane >> 1) & 1) }
+    /// Each lane's `column` and `row` as binary32, `laneCount` of each: tables lane loops
+    /// read as vectors (a 64-bit integer does not convert to binary32 in an AVX2 vector
+    /// instruction, and the checked integer arithmetic of `column(_:)` does not vectorize).
+    public static let columnsAsFloat: UnsafePointer<Float> = table { Float(column($0)) }
+    public static let rowsAsFloat: UnsafePointer<Float> = table { Float(row($0)) }
+    private static func table(_ value: (Int) -> Float) -> UnsafePointer<Float> {
+        let table = UnsafeMutablePointer<Float>.allocate(capacity: laneCount)
+        for lane in 0..<laneCount { table[lane] = value(lane) }
+        return UnsafePointer(table)
+    }
+
     /// The lane of tile pixel (`column`, `row`).
     @inline(__always) public static func lane(column: Int, row: Int) -> Int {
         ((row >> 1) * quadsPerRow + (column >> 1)) << 2 | (row & 1) << 1 | (column & 1)

@@ -152,6 +152,10 @@ extension TextureView {
             }
             return
         }
+        if plain && mode & 1 == 0, let origin = texelCentredBlock(x: x, y: y) {
+            readTileBlock(origin, into: r)
+            return
+        }
         let column = scratch, row = column + laneCount
         let weightX = row + laneCount, weightY = weightX + laneCount, kind = weightY + laneCount
         let lastColumn = Int32(truncatingIfNeeded: width) &- 1
@@ -284,6 +288,30 @@ extension TextureView {
             b[l] = p[2].bitPattern
             alpha[l] = p[3].bitPattern
         }
+    }
+
+    /// The top-left texel of the block when the pixel coordinates `x`, `y` are exactly
+    /// lane 0's plus each lane's tile column and row, lane 0 is a texel centre, and the
+    /// block lies inside the image with a texel to spare right and below (where bilinear
+    /// taps are interior): then every lane's weights are +0 and it reads its own texel of
+    /// an 8×8 block (`position` plus a whole-pixel offset — blurs, layer9). Checked from the
+    /// coordinates alone, in one vector loop, before `sampleLanes`' per-lane first pass.
+    @inline(__always) func texelCentredBlock(x: UnsafePointer<UInt32>, y: UnsafePointer<UInt32>) -> UnsafePointer<Float>? {
+        let x0 = Float(bitPattern: x[0]), y0 = Float(bitPattern: y[0])
+        let columns = BatchTile.columnsAsFloat, rows = BatchTile.rowsAsFloat
+        var offPattern: UInt32 = 0
+        for l in 0..<laneCount {
+            let dx = (Float(bitPattern: x[l]) - x0).bitPattern ^ columns[l].bitPattern
+            let dy = (Float(bitPattern: y[l]) - y0).bitPattern ^ rows[l].bitPattern
+            offPattern = max(offPattern, dx | dy)
+        }
+        // x − x0 equal to the column for every lane: with |x0| below 2²² that is exact, so
+        // x = x0 + column. (NaN or ∞ lanes differ from anything.)
+        let qx = x0 - 0.5, qy = y0 - 0.5
+        guard offPattern == 0, qx >= 0, qy >= 0,
+              qx + Float(BatchTile.columns) < Float(width - 1), qy + Float(BatchTile.rows) < Float(height - 1),
+              qx == qx.rounded(.down), qy == qy.rounded(.down) else { return nil }
+        return texels + (Int(qy) &* width &+ Int(qx)) &* 4
     }
 
     /// The 8×8 block of texels whose top-left texel is at `origin`, in `BatchTile` lane order,
