@@ -19,47 +19,31 @@ struct RegisterAllocator {
 
     init(_ state: LoweringState, pinnedLive: [VirtualRegister], inputs: [VirtualRegister]) {
         let unitCount = state.units.count
-        var start = [Int](repeating: Int.max, count: unitCount)
-        var end = [Int](repeating: -1, count: unitCount)
-        var definitions = [Int](repeating: 0, count: unitCount)
-        var firstDefinition = [Int](repeating: Int.max, count: unitCount)
-        var firstRead = [Int](repeating: Int.max, count: unitCount)
-        func touch(_ register: VirtualRegister, _ position: Int) {
-            guard register >= 0 else { return }
-            let unit = state.registerUnit[register]
-            start[unit] = min(start[unit], position)
-            end[unit] = max(end[unit], position)
-        }
-        func read(_ register: VirtualRegister, _ position: Int) {
-            guard register >= 0 else { return }
-            touch(register, position)
-            let unit = state.registerUnit[register]
-            firstRead[unit] = min(firstRead[unit], position)
-        }
-        func define(_ register: VirtualRegister, _ position: Int) {
-            touch(register, position)
-            let unit = state.registerUnit[register]
-            definitions[unit] += 1
-            firstDefinition[unit] = min(firstDefinition[unit], position)
-        }
+        var intervals = Intervals(unitCount: unitCount, registerUnit: state.registerUnit)
         let prologueCount = state.prologue.count
         for (position, instruction) in state.prologue.enumerated() {
-            instruction.forEachRead { read($0, position) }
-            if let register = instruction.writes { define(register, position) }
+            instruction.forEachRead { intervals.read($0, position) }
+            if let register = instruction.writes { intervals.define(register, position) }
         }
         var labelPosition: [Int: Int] = [:]
         var backEdges: [(head: Int, edge: Int)] = []
         for (index, instruction) in state.body.enumerated() {
             let position = prologueCount + 1 + index
             if instruction.isLabel { labelPosition[Int(instruction.imm)] = position; continue }
-            instruction.forEachRead { read($0, position) }
-            if let register = instruction.writes { define(register, position) }
+            instruction.forEachRead { intervals.read($0, position) }
+            if let register = instruction.writes { intervals.define(register, position) }
             if instruction.opcode.shape == .jump || instruction.opcode.shape == .conditionalJump,
                let head = labelPosition[Int(instruction.imm)], head < position {
                 backEdges.append((head, position))
             }
         }
-        for register in inputs { touch(register, prologueCount) }
+        var (start, end) = (intervals.start, intervals.end)
+        let (definitions, firstDefinition, firstRead) = (intervals.definitions, intervals.firstDefinition, intervals.firstRead)
+        for register in inputs {
+            let unit = state.registerUnit[register]
+            start[unit] = min(start[unit], prologueCount)
+            end[unit] = max(end[unit], prologueCount)
+        }
         for register in pinnedLive {
             let unit = state.registerUnit[register]
             if start[unit] == Int.max { start[unit] = prologueCount }
@@ -88,20 +72,83 @@ struct RegisterAllocator {
                 }
             }
         }
-        var base = [Int](repeating: -1, count: unitCount)
+        var placement = Placement(unitCount: unitCount, sizes: state.units.map(\.size))
+        let occurring = (0..<unitCount).filter { end[$0] >= 0 }
+        let prologueUnits = occurring.filter { state.units[$0].isPrologue }.sorted { (start[$0], $0) < (start[$1], $1) }
+        placement.place(prologueUnits, floor: 0, start: start, end: end)
+        let uniformCount = placement.highest
+        placement.inUse = []
+        let bodyUnits = occurring.filter { !state.units[$0].isPrologue }.sorted { (start[$0], $0) < (start[$1], $1) }
+        placement.place(bodyUnits, floor: uniformCount, start: start, end: end)
+        self.base = placement.base
+        self.end = end
+        self.uniformRegisterCount = uniformCount
+        self.registerCount = max(placement.highest, uniformCount)
+    }
+
+    /// First and last occurrence of each unit, its definition count and first definition and
+    /// read. (A struct with mutating methods, not closures over local arrays: captured, the
+    /// arrays are boxed and every access pays an exclusivity check — a tenth of compiling an
+    /// unrolled shader.)
+    private struct Intervals {
+        var start: [Int], end: [Int], definitions: [Int], firstDefinition: [Int], firstRead: [Int]
+        let registerUnit: [Int]
+
+        init(unitCount: Int, registerUnit: [Int]) {
+            start = Array(repeating: Int.max, count: unitCount)
+            end = Array(repeating: -1, count: unitCount)
+            definitions = Array(repeating: 0, count: unitCount)
+            firstDefinition = Array(repeating: Int.max, count: unitCount)
+            firstRead = Array(repeating: Int.max, count: unitCount)
+            self.registerUnit = registerUnit
+        }
+
+        mutating func touch(_ unit: Int, _ position: Int) {
+            start[unit] = min(start[unit], position)
+            end[unit] = max(end[unit], position)
+        }
+        mutating func read(_ register: VirtualRegister, _ position: Int) {
+            guard register >= 0 else { return }
+            let unit = registerUnit[register]
+            touch(unit, position)
+            firstRead[unit] = min(firstRead[unit], position)
+        }
+        mutating func define(_ register: VirtualRegister, _ position: Int) {
+            guard register >= 0 else { return }
+            let unit = registerUnit[register]
+            touch(unit, position)
+            definitions[unit] += 1
+            firstDefinition[unit] = min(firstDefinition[unit], position)
+        }
+    }
+
+    /// Linear scan: each unit, in order of its start, gets the lowest run of free registers
+    /// at or above `floor`; units whose interval ended free theirs.
+    private struct Placement {
+        var base: [Int]
         var inUse: [Bool] = []
         var highest = 0
-        func place(_ units: [Int], floor: Int) {
+        let sizes: [Int]
+
+        init(unitCount: Int, sizes: [Int]) {
+            base = Array(repeating: -1, count: unitCount)
+            self.sizes = sizes
+        }
+
+        mutating func place(_ units: [Int], floor: Int, start: [Int], end: [Int]) {
             var active: [(end: Int, unit: Int)] = []
             for unit in units {
-                active.removeAll { entry in
+                var kept = 0
+                for entry in active {
                     if entry.end < start[unit] {
-                        for r in base[entry.unit]..<base[entry.unit] + state.units[entry.unit].size { inUse[r] = false }
-                        return true
+                        for r in base[entry.unit]..<base[entry.unit] + sizes[entry.unit] { inUse[r] = false }
+                    } else {
+                        active[kept] = entry
+                        kept += 1
                     }
-                    return false
                 }
-                let size = state.units[unit].size
+                active.removeLast(active.count - kept)
+                let size = sizes[unit]
                 var candidate = floor
                 while true {
                     while inUse.count < candidate + size { inUse.append(false) }
@@ -115,20 +162,9 @@ struct RegisterAllocator {
                 active.append((end[unit], unit))
             }
             for entry in active {
-                for r in base[entry.unit]..<base[entry.unit] + state.units[entry.unit].size { inUse[r] = false }
+                for r in base[entry.unit]..<base[entry.unit] + sizes[entry.unit] { inUse[r] = false }
             }
         }
-        let occurring = (0..<unitCount).filter { end[$0] >= 0 }
-        let prologueUnits = occurring.filter { state.units[$0].isPrologue }.sorted { (start[$0], $0) < (start[$1], $1) }
-        place(prologueUnits, floor: 0)
-        let uniformCount = highest
-        inUse = []
-        let bodyUnits = occurring.filter { !state.units[$0].isPrologue }.sorted { (start[$0], $0) < (start[$1], $1) }
-        place(bodyUnits, floor: uniformCount)
-        self.base = base
-        self.end = end
-        self.uniformRegisterCount = uniformCount
-        self.registerCount = max(highest, uniformCount)
     }
 
     func physical(_ register: VirtualRegister, _ state: LoweringState) -> Int {
