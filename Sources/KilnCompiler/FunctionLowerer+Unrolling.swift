@@ -27,9 +27,14 @@ extension FunctionLowerer {
         guard maxUnrolledIterations > 0, let condition,
               !StatementScanner.canRetire(body, discards: functionDiscards),
               try tripCountMayBeWithinLimit(condition, step, body, testFirst) else { return false }
-        let saved = state
+        // Inside a loop being unrolled, a loop that cannot be unrolled makes the outer one
+        // give up and restore its own snapshot: no snapshot here (each is a copy of the whole
+        // lowering state once it is written to).
+        let nested = unrollingDepth > 0
+        let saved: LoweringState? = nested ? nil : state
         let (savedBudget, savedCalls) = (speculationBudget, inlinedCalls)
-        func giveUp() -> Bool {
+        func giveUp() throws -> Bool {
+            guard let saved else { throw LoweringError.notUnrollable }
             state = saved
             (speculationBudget, inlinedCalls) = (savedBudget, savedCalls)
             return false
@@ -41,17 +46,17 @@ extension FunctionLowerer {
         do {
             while true {
                 if testFirst || iterations > 0 {
-                    guard let known = state.knownConstant[try value(condition)[0]] else { return giveUp() }
+                    guard let known = state.knownConstant[try value(condition)[0]] else { return try giveUp() }
                     if known == 0 { return true }
                 }
                 iterations += 1
-                guard iterations <= maxUnrolledIterations else { return giveUp() }
+                guard iterations <= maxUnrolledIterations else { return try giveUp() }
                 try lowerBlock(body)
                 if let step { _ = try value(step) }
-                if state.body.count + state.prologue.count - start > maxUnrolledInstructions { return giveUp() }
+                if state.body.count + state.prologue.count - start > maxUnrolledInstructions { return try giveUp() }
             }
         } catch LoweringError.notUnrollable {
-            return giveUp()
+            return try giveUp()
         }
     }
 
