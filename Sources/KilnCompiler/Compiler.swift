@@ -22,6 +22,10 @@ public struct CompileOptions: Hashable, Sendable {
     /// … and its copies, nested unrolled loops included, come to at most this many
     /// instructions.
     public var maxUnrolledInstructions: Int
+    /// Lower a loop whose control is obviously varying masked at once, without first trying
+    /// (and rolling back) jump-based control: the same code, sooner (`FunctionLowerer+VaryingControl`).
+    /// Off only to check that claim.
+    public var skipsHopelessUniformAttempts = true
 
     public init(languageLimits: LanguageLimits = .default, libraryLimits: LibraryLimits = .default, optimize: Bool = true,
                 maxInlinedCalls: Int = 1 << 16, includeSearchPaths: [String] = [],
@@ -87,6 +91,7 @@ public enum Compiler {
                 lowerer.maxInstructions = options.libraryLimits.maxInstructions
                 lowerer.maxUnrolledIterations = options.maxUnrolledIterations
                 lowerer.maxUnrolledInstructions = options.maxUnrolledInstructions
+                lowerer.skipsHopelessUniformAttempts = options.skipsHopelessUniformAttempts
                 do {
                     let lowered = try lowerer.lowerEntry()
                     if let problem = assembler.append(lowered) {

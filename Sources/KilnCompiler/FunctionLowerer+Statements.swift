@@ -178,6 +178,10 @@ extension FunctionLowerer {
         // that turns out varying falls back to masks.
         var varying = obviouslyVaryingHomes(body, assigned)
         let loop = newLoopID()
+        if skipsHopelessUniformAttempts && loopControlIsObviouslyVarying(condition, body) {
+            try maskedLoop(condition, step, body, testFirst, assigned, loop: loop)
+            return
+        }
         attempts: while speculationBudget > 0 {
             speculationBudget -= 1
             let saved = state

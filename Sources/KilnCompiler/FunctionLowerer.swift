@@ -43,6 +43,8 @@ final class FunctionLowerer {
     var maxUnrolledIterations = CompileOptions().maxUnrolledIterations
     var maxUnrolledInstructions = CompileOptions().maxUnrolledInstructions
     var unrollingDepth = 0
+    /// `CompileOptions.skipsHopelessUniformAttempts`.
+    var skipsHopelessUniformAttempts = true
 
     /// `functionDiscards` is `StatementScanner.discardingFunctions(program)` and
     /// `constantIndex` the first index of each word of `constants`: a caller lowering many
