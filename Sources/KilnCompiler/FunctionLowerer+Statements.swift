@@ -209,27 +209,33 @@ extension FunctionLowerer {
     /// point in `lowerLoop` catches everything else.)
     func obviouslyVaryingHomes(_ body: [TypedStatement], _ assigned: Set<VariableID>) -> Set<VirtualRegister> {
         var roots = Set<VariableID>()
-        func isVarying(_ e: TypedExpression) -> Bool {
-            var found = false
-            StatementScanner.visit(e) { inner in
-                switch inner.kind {
-                case .textureSample, .layerSample, .textureRead: found = true
-                case .variable(let id):
-                    let root = resolveRoot(frameIndex, id, nil)
-                    if rootComponents(root.frame, root.id).contains(where: { !state.isUniform[$0] }) { found = true }
-                default: break
-                }
-            }
-            return found
-        }
         StatementScanner.visit(body) { e in
             switch e.kind {
             case .assign(let lhs, let rhs), .compoundAssign(_, let lhs, let rhs):
-                if let id = StatementScanner.root(lhs), assigned.contains(id), isVarying(rhs) { roots.insert(id) }
+                if let id = StatementScanner.root(lhs), assigned.contains(id), readsVaryingValue(rhs) { roots.insert(id) }
             default: break
             }
         }
         return homes(of: roots)
+    }
+
+    /// Whether `e` reads a texture or a variable that is varying now (its registers are not
+    /// all uniform) or is one of `varyingVariables`.
+    func readsVaryingValue(_ e: TypedExpression, or varyingVariables: Set<VariableID> = []) -> Bool {
+        var found = false
+        StatementScanner.visit(e) { inner in
+            switch inner.kind {
+            case .textureSample, .layerSample, .textureRead:
+                found = true
+            case .variable(let id):
+                if varyingVariables.contains(id) { found = true; return }
+                let root = resolveRoot(frameIndex, id, nil)
+                if rootComponents(root.frame, root.id).contains(where: { !state.isUniform[$0] }) { found = true }
+            default:
+                break
+            }
+        }
+        return found
     }
 
     /// A loop whose control is the same in every lane: `jz` before, `jnz` as the back edge.

@@ -16,23 +16,7 @@ extension FunctionLowerer {
     func loopControlIsObviouslyVarying(_ condition: TypedExpression?, _ body: [TypedStatement]) -> Bool {
         // Variables of this function the body sets from varying values, to a fixed point.
         var varyingVariables = Set<VariableID>()
-        func isVarying(_ e: TypedExpression) -> Bool {
-            var found = false
-            StatementScanner.visit(e) { inner in
-                switch inner.kind {
-                case .textureSample, .layerSample, .textureRead:
-                    found = true
-                case .variable(let id):
-                    if varyingVariables.contains(id) { found = true; return }
-                    guard slot(frameIndex, id) != nil else { return }     // declared in the body: not bound yet
-                    let root = resolveRoot(frameIndex, id, nil)
-                    if rootComponents(root.frame, root.id).contains(where: { !state.isUniform[$0] }) { found = true }
-                default:
-                    break
-                }
-            }
-            return found
-        }
+        func isVarying(_ e: TypedExpression) -> Bool { readsVaryingValue(e, or: varyingVariables) }
         func collect(_ statements: [TypedStatement]) -> Bool {
             var grew = false
             for statement in statements {
