@@ -190,11 +190,22 @@ extension KilnService {
     // MARK: preview
 
     private func changePreview(_ change: PreviewChange, session: LiveSession, id: RequestID?, start: Bool) {
+        // Spectators are told after the session's lock is released (`tellSpectators` takes
+        // it), on this thread: a hop to a global queue could wait behind blocked workers
+        // and let the next change overtake this one.
+        if let spectatorState = applyPreviewChange(change, session: session, id: id, start: start) {
+            tellSpectators(of: session, spectatorState)
+        }
+    }
+
+    /// Applies a `preview.start`/`preview.update` under the session's lock; returns the
+    /// state to show spectators, nil when there are none (or the change was refused).
+    private func applyPreviewChange(_ change: PreviewChange, session: LiveSession, id: RequestID?, start: Bool) -> [String: Any]? {
         session.lock.lock()
         defer { session.lock.unlock() }
         guard start || session.preview != nil else {
             sendError(session, id: id, ProtocolError(.noPreview, "preview.update before preview.start"))
-            return
+            return nil
         }
         var preview = session.preview ?? PreviewSettings(
             function: "", width: settings.defaultPreviewSize, height: settings.defaultPreviewSize,
@@ -217,14 +228,11 @@ extension KilnService {
         session.previewRevision &+= 1
         session.renderFailed = false
         session.nextFrameDue = 0
-        if !session.spectators.isEmpty {
-            let state = Self.previewState(preview)
-            DispatchQueue.global().async { [self] in tellSpectators(of: session, state) }
-        }
         if start {
             send(session, .previewStarted(id: id, function: preview.function, width: preview.width, height: preview.height, fps: preview.fps))
         }
         wakeScheduler()
+        return session.spectators.isEmpty ? nil : Self.previewState(preview)
     }
 
     private func changeClock(_ action: ClockAction, session: LiveSession, id: RequestID?) {

@@ -40,8 +40,9 @@ final class RecordingSink: ReplySink, @unchecked Sendable {
     }
 
     /// Waits until `predicate` holds for the replies so far (it runs without the sink's
-    /// lock, so it may read the sink); false after `timeout`.
-    func wait(timeout: Double = 5, until predicate: ([Reply]) -> Bool) -> Bool {
+    /// lock, so it may read the sink); false after `timeout`. Generous: no test waits for
+    /// something that should not come, and a loaded CI machine stalls threads for seconds.
+    func wait(timeout: Double = 30, until predicate: ([Reply]) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             condition.lock()
@@ -58,7 +59,7 @@ final class RecordingSink: ReplySink, @unchecked Sendable {
     }
 
     /// The next JSON message of `type` after `skipping` of them, waiting for it.
-    func message(_ type: String, index: Int = 0, timeout: Double = 5) -> [String: Any]? {
+    func message(_ type: String, index: Int = 0, timeout: Double = 30) -> [String: Any]? {
         var found: [String: Any]?
         _ = wait(timeout: timeout) { replies in
             let matching = replies.compactMap { reply -> [String: Any]? in

@@ -58,7 +58,9 @@ import Testing
         let files = try #require(viewer.message("watch.state"))
         #expect((files["files"] as? [[String: Any]])?.first?["text"] as? String == edited)
         service.receive(text: #"{"type":"preview.update","args":{"level":1}}"#, session: editor.session)
-        #expect(viewer.wait { _ in viewer.messages.contains { ($0.object["arguments"] as? [String: [Double]])?["level"] == [1] } })
+        // Told before `receive` returns, in order (it once hopped to a global queue, which a
+        // loaded machine left waiting past the test's patience).
+        #expect(viewer.messages.contains { ($0.object["arguments"] as? [String: [Double]])?["level"] == [1] })
         service.receive(text: #"{"type":"cursor","line":9}"#, session: editor.session)
         #expect(viewer.wait { _ in viewer.messages.contains { $0.object["type"] as? String == "watch.state" && $0.object["line"] as? Int == 9 } })
 
