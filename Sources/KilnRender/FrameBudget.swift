@@ -47,27 +47,40 @@ final class FrameBudget: @unchecked Sendable {
     }
 
     /// A worker's running account: batches charged to it are added to the frame's every
-    /// `Tally.batchesPerFlush` batches. Three atomic additions per batch on counters every
-    /// worker writes were a twentieth of a light effect's frame (the cache line moving
-    /// between cores); a frame over `maxFrameWork` is now caught up to that many batches
-    /// per worker late. Cancellation is still looked at after every batch.
+    /// `Tally.batchesPerFlush` batches, or sooner once they hold `Tally.workPerFlush`.
+    /// Three atomic additions per batch on counters every worker writes were a twentieth of
+    /// a light effect's frame (the cache line moving between cores), so light batches are
+    /// added sixteen at a time. A heavy batch (a loop of 10⁵ iterations is 10⁷ work) is added
+    /// at once: counted in batches alone, a frame over `maxFrameWork` ran up to sixteen such
+    /// batches per worker — seconds — before it was refused. Cancellation is still looked at
+    /// after every batch.
     struct Tally {
         static let batchesPerFlush = 16
+        /// About 26 µs of one core (`workPerSecond`): an atomic add per that much work is noise.
+        static let workPerFlush = 1 << 18
         var work = 0, instructions = 0, uniformInstructions = 0, batches = 0
 
         mutating func add(_ shader: LaneShader) {
-            work &+= shader.work &* laneCount
-            instructions &+= shader.instructions &* laneCount
-            uniformInstructions &+= shader.scalarInstructions &* laneCount
+            add(work: shader.work, instructions: shader.instructions, uniformInstructions: shader.scalarInstructions)
+        }
+
+        /// Adds one batch that ran these (per-lane) counts.
+        mutating func add(work batchWork: Int, instructions batchInstructions: Int, uniformInstructions batchUniform: Int) {
+            work &+= batchWork &* laneCount
+            instructions &+= batchInstructions &* laneCount
+            uniformInstructions &+= batchUniform &* laneCount
             batches &+= 1
         }
+
+        /// Whether the tally should be added to the frame's account now.
+        var isDue: Bool { batches >= Self.batchesPerFlush || work >= Self.workPerFlush }
     }
 
     /// Adds the batch `shader` just ran to `tally`, and the tally to the frame when it is due;
     /// throws when the frame is cancelled or over budget. `flush` the tally at the end.
     func charge(_ shader: LaneShader, to tally: inout Tally) throws(RenderError) {
         tally.add(shader)
-        if tally.batches >= Tally.batchesPerFlush { try flush(&tally) }
+        if tally.isDue { try flush(&tally) }
         if let cancellation, cancellation.isCancelled { throw RenderError.cancelled }
     }
 
