@@ -5,7 +5,7 @@ public enum LibraryFormat {
     public static let magic: [UInt8] = Array("KILNLIB".utf8) + [0]
     /// The format version this module writes. A reader accepts any minor version of its
     /// own major version (newer minors only add sections, which are skipped).
-    public static let majorVersion: UInt16 = 2
+    public static let majorVersion: UInt16 = 3
     public static let minorVersion: UInt16 = 0
     /// Bytes before the section table: magic, major, minor, flags, section count.
     public static let headerByteCount = 20

@@ -74,13 +74,13 @@ public enum Opcode: UInt8, CaseIterable, Sendable {
     case fcos
     /// `ftan a, b`: `R[a]f := tan(R[b]f)` in binary32 (≤ 4 ulp for |x| < 1e6; beyond, as `ptan`)
     case ftan
-    /// `fasin a, b`: `R[a]f := asin(R[b]f)`
+    /// `fasin a, b`: `R[a]f := asin(R[b]f)` in binary32 (≤ 3 ulp; |x| > 1 → NaN)
     case fasin
-    /// `facos a, b`: `R[a]f := acos(R[b]f)`
+    /// `facos a, b`: `R[a]f := acos(R[b]f)` in binary32 (≤ 3 ulp; |x| > 1 → NaN)
     case facos
-    /// `fatan a, b`: `R[a]f := atan(R[b]f)`
+    /// `fatan a, b`: `R[a]f := atan(R[b]f)` in binary32 (≤ 3 ulp)
     case fatan
-    /// `fatan2 a, b, c`: `R[a]f := atan2(y: R[b]f, x: R[c]f)`
+    /// `fatan2 a, b, c`: `R[a]f := atan2(y: R[b]f, x: R[c]f)` in binary32 (≤ 3 ulp; C's zero and ∞ rules)
     case fatan2
     /// `fsinh a, b`: `R[a]f := sinh(R[b]f)`
     case fsinh
@@ -92,13 +92,13 @@ public enum Opcode: UInt8, CaseIterable, Sendable {
     case fexp
     /// `fexp2 a, b`: `R[a]f := 2ˣ` in binary32 (≤ 2 ulp)
     case fexp2
-    /// `flog a, b`: `R[a]f := ln(R[b]f)` (≤ 1 ulp; negative → NaN, 0 → −∞)
+    /// `flog a, b`: `R[a]f := ln(R[b]f)` in binary32 (≤ 2 ulp; negative → NaN, 0 → −∞)
     case flog
-    /// `flog2 a, b`: `R[a]f := log₂(R[b]f)` (≤ 1 ulp)
+    /// `flog2 a, b`: `R[a]f := log₂(R[b]f)` in binary32 (≤ 2 ulp)
     case flog2
-    /// `flog10 a, b`: `R[a]f := log₁₀(R[b]f)`
+    /// `flog10 a, b`: `R[a]f := log₁₀(R[b]f)` in binary32 (≤ 2 ulp)
     case flog10
-    /// `fpow a, b, c`: `R[a]f := R[b]f ^ R[c]f` (C `powf` special cases)
+    /// `fpow a, b, c`: `R[a]f := R[b]f ^ R[c]f` in binary32 (≤ 2 ulp for |y| ≤ 18, ≤ 16 ulp on the whole range; C `powf` special cases)
     case fpow
     /// `fmod a, b, c`: `R[a]f := x − y × trunc(x / y)` with `x = R[b]f, y = R[c]f` (C `fmodf`)
     case fmod
@@ -238,6 +238,22 @@ public enum Opcode: UInt8, CaseIterable, Sendable {
     case pexp
     /// `pexp2 a, b`: `R[a]f := 2ˣ` in binary64, rounded once (≤ 1 ulp)
     case pexp2
+    /// `pasin a, b`: `R[a]f := asin(R[b]f)` in binary64, rounded once (≤ 1 ulp)
+    case pasin
+    /// `pacos a, b`: `R[a]f := acos(R[b]f)` in binary64, rounded once (≤ 1 ulp)
+    case pacos
+    /// `patan a, b`: `R[a]f := atan(R[b]f)` in binary64, rounded once (≤ 1 ulp)
+    case patan
+    /// `patan2 a, b, c`: `R[a]f := atan2(y: R[b]f, x: R[c]f)` in binary64, rounded once (≤ 1 ulp)
+    case patan2
+    /// `plog a, b`: `R[a]f := ln(R[b]f)` in binary64, rounded once (≤ 1 ulp)
+    case plog
+    /// `plog2 a, b`: `R[a]f := log₂(R[b]f)` in binary64, rounded once (≤ 1 ulp)
+    case plog2
+    /// `plog10 a, b`: `R[a]f := log₁₀(R[b]f)` in binary64, rounded once (≤ 1 ulp)
+    case plog10
+    /// `ppow a, b, c`: `R[a]f := R[b]f ^ R[c]f` in binary64, rounded once (≤ 1 ulp; C `powf` special cases)
+    case ppow
 }
 
 /// Which fields of an instruction an opcode reads and writes, and what `imm` means.
@@ -288,10 +304,10 @@ extension Opcode {
         case .mov, .fneg, .fabs, .ffloor, .fceil, .ftrunc, .fround, .frint, .ffract, .fsqrt, .frsqrt,
              .fsin, .fcos, .ftan, .fasin, .facos, .fatan, .fsinh, .fcosh, .ftanh, .fexp, .fexp2,
              .flog, .flog2, .flog10, .fsign, .fisnan, .fisinf, .ineg, .iabs, .not, .lnot,
-             .psin, .pcos, .ptan, .pexp, .pexp2,
+             .psin, .pcos, .ptan, .pexp, .pexp2, .pasin, .pacos, .patan, .plog, .plog2, .plog10,
              .itof, .utof, .ftoi, .ftou, .sext16, .zext16, .dfdx, .dfdy, .dfdxc, .dfdyc:
             return .unary
-        case .fadd, .fsub, .fmul, .fdiv, .fmin, .fmax, .fatan2, .fpow, .fmod, .feq, .fne, .flt, .fle,
+        case .fadd, .fsub, .fmul, .fdiv, .fmin, .fmax, .fatan2, .fpow, .patan2, .ppow, .fmod, .feq, .fne, .flt, .fle,
              .iadd, .isub, .imul, .idiv, .irem, .udiv, .urem, .imin, .imax, .umin, .umax,
              .and, .or, .xor, .shl, .shr, .ushr, .ieq, .ine, .ilt, .ile, .ult, .ule:
             return .binary

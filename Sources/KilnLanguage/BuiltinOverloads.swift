@@ -113,13 +113,15 @@ enum BuiltinOverloads {
     static let rows: [Row] = [
         // T → T
         Row([.sin, .cos, .tan, .asin, .acos, .atan, .sinh, .cosh, .tanh, .exp, .exp2, .log, .log2, .log10,
-             .preciseSin, .preciseCos, .preciseTan, .preciseExp, .preciseExp2,
+             .preciseSin, .preciseCos, .preciseTan, .preciseAsin, .preciseAcos, .preciseAtan,
+             .preciseExp, .preciseExp2, .preciseLog, .preciseLog2, .preciseLog10,
              .sqrt, .rsqrt, .floor, .ceil, .trunc, .round, .rint, .fract, .saturate, .sign, .fabs,
              .dfdx, .dfdy, .fwidth, .dfdxCoarse, .dfdyCoarse, .fwidthCoarse, .dfdxFine, .dfdyFine, .fwidthFine],
             .floating, [.t], .t),
         Row([.abs], .numeric, [.t], .t),
         // (T, T) → T
-        Row([.atan2, .pow, .powr, .fmod, .step, .fmin, .fmax], .floating, [.t, .t], .t),
+        Row([.atan2, .pow, .powr, .preciseAtan2, .precisePow, .precisePowr, .fmod, .step, .fmin, .fmax],
+            .floating, [.t, .t], .t),
         Row([.min, .max], .numeric, [.t, .t], .t),
         Row([.min, .max], .numericVector, [.t, .scalarOfT], .t),
         Row([.fmin, .fmax], .floatingVector, [.t, .scalarOfT], .t),

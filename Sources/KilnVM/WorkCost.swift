@@ -10,10 +10,14 @@ extension Opcode {
     /// the loop's simple instructions (docs/rendering.md "Work budget").
     public var workCost: UInt16 {
         switch self {
-        case .fatan2: return 250
-        case .fpow: return 170
-        case .fasin, .facos: return 120
-        case .flog, .flog2, .flog10, .fatan: return 110
+        case .patan2: return 250
+        case .ppow: return 170
+        case .pasin, .pacos: return 120
+        case .plog, .plog2, .plog10, .patan: return 110
+        case .fpow: return 36
+        case .fatan2: return 30
+        case .fasin, .facos, .flog, .flog2, .flog10: return 12
+        case .fatan: return 10
         case .ftanh: return 90
         case .sample: return 80
         case .fsinh: return 75

@@ -18,11 +18,11 @@ struct RoundTripTests {
         #expect(LibraryWriter.encode(decoded) == bytes)
     }
 
-    @Test("header: magic, version 2.0, no flags, six 4-byte-aligned sections in order")
+    @Test("header: magic, version 3.0, no flags, six 4-byte-aligned sections in order")
     func headerLayout() {
         let surgery = ByteSurgery(TestLibraries.combined)
         #expect(Array(surgery.bytes[0..<8]) == Array("KILNLIB".utf8) + [0])
-        #expect(surgery.bytes[8] == 2 && surgery.bytes[9] == 0 && surgery.bytes[10] == 0 && surgery.bytes[11] == 0)
+        #expect(surgery.bytes[8] == 3 && surgery.bytes[9] == 0 && surgery.bytes[10] == 0 && surgery.bytes[11] == 0)
         #expect(surgery.u32(at: 12) == 0)
         #expect(surgery.sectionCount == 6)
         let names = (0..<6).map { LibraryFormat.fourCharacterName(surgery.u32(at: 20 + 12 * $0)) }
@@ -73,10 +73,10 @@ struct RoundTripTests {
     @Test("a different major version is an error naming both versions")
     func majorVersionMismatch() {
         var surgery = ByteSurgery(TestLibraries.wave)
-        surgery.setU16(1, at: 8)
-        surgery.setU16(1, at: 10)
+        surgery.setU16(2, at: 8)
+        surgery.setU16(0, at: 10)
         let error = #expect(throws: LibraryError.self) { try LibraryReader.decode(surgery.bytes) }
-        #expect(error?.message == "library format version 1.1 is not supported; this reader reads version 2.x (2.0)")
+        #expect(error?.message == "library format version 2.0 is not supported; this reader reads version 3.x (3.0)")
         #expect(error?.offset == 8)
     }
 }

@@ -66,7 +66,7 @@ import Testing
 
     @Test func transcendentalsCostMoreThanAdds() {
         #expect(Opcode.fadd.workCost == 1)
-        #expect(Opcode.fsin.workCost > 4 && Opcode.psin.workCost > Opcode.fsin.workCost && Opcode.fatan2.workCost > Opcode.psin.workCost)
+        #expect(Opcode.fsin.workCost > 4 && Opcode.psin.workCost > Opcode.fsin.workCost && Opcode.patan2.workCost > Opcode.psin.workCost && Opcode.fatan2.workCost < Opcode.patan2.workCost)
         #expect(Opcode.allCases.allSatisfy { $0.workCost >= 1 })
     }
 

@@ -19,6 +19,8 @@ import KilnBytecode
         }
         #expect(first.floats(2) == xs.map { KilnMath.fastSinAny($0) })
         #expect(first.floats(4) == xs.map { KilnMath.fastExp($0) })
-        #expect(same(first.floats(6), zip(xs, ys).map { KilnMath.pow($0, $1) }))
+        #expect(same(first.floats(6), zip(xs, ys).map { KilnMath.fastPow($0, $1) }))
+        #expect(same(first.floats(5), xs.map { KilnMath.fastLog($0) }))
+        #expect(same(first.floats(7), zip(xs, ys).map { KilnMath.fastAtan2($0, $1) }))
     }
 }

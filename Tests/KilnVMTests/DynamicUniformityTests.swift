@@ -6,7 +6,8 @@ import Testing
 /// (`Execution.sameInAllLanes`): the bits must be those the lane loop gives.
 @Suite struct DynamicUniformityTests {
     static let unary: [Opcode] = [.fsin, .fcos, .ftan, .fasin, .facos, .fatan, .fsinh, .fcosh, .ftanh,
-                                  .fexp, .fexp2, .flog, .flog2, .flog10, .psin, .pcos, .ptan, .pexp, .pexp2]
+                                  .fexp, .fexp2, .flog, .flog2, .flog10, .psin, .pcos, .ptan, .pexp, .pexp2,
+                                  .pasin, .pacos, .patan, .plog, .plog2, .plog10]
     static let inputs: [Float] = [0, -0.0, 0.3, -1.7, 2.5e-3, 12.9898, 5937.3013, 2.0e5, 3.0e6, -1.0e30,
                                   .infinity, -.infinity, .nan, .leastNonzeroMagnitude, 0.9999999]
 
@@ -19,7 +20,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [Opcode.fpow, .fatan2])
+    @Test(arguments: [Opcode.fpow, .fatan2, .ppow, .patan2])
     func binaryOperationsToo(_ opcode: Opcode) throws {
         for x in Self.inputs {
             for y in [Float(2), -0.5, 0, 7.25, .infinity, .nan] {

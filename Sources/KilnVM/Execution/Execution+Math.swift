@@ -1,8 +1,9 @@
 import KilnBytecode
 
-/// Builtin math over lanes, from `KilnMath`. Plain sin/cos/tan/exp/exp2 are the binary32
-/// versions (`FastTrigonometry.swift`, `FastExponential.swift`); `precise::` ones and the
-/// other transcendentals evaluate in binary64. Trig runs the branch-free Cody–Waite
+/// Builtin math over lanes, from `KilnMath`. Plain sin/cos/tan/asin/acos/atan/atan2/exp/exp2/
+/// log/log2/log10/pow are the binary32 versions (`FastTrigonometry.swift`,
+/// `FastInverseTrigonometry.swift`, `FastExponential.swift`, `FastLogarithm.swift`);
+/// `precise::` ones and sinh/cosh/tanh evaluate in binary64. Trig runs the branch-free Cody–Waite
 /// version over every lane (vectorizable) unless a lane has |x| ≥ 10⁶ or a non-finite x:
 /// then every lane takes the any-input function, which gives those lanes the full
 /// (Payne–Hanek) reduction and the others the same bits as the vector path.
@@ -40,7 +41,8 @@ extension Execution {
         for l in 0..<laneCount { a[l] = bits }
     }
 
-    // MARK: fast (binary32) versions: plain `sin`, `cos`, `tan`, `exp`, `exp2`
+    // MARK: fast (binary32) versions: plain `sin`, `cos`, `tan`, `exp`, `exp2`, `asin`, `acos`,
+    // `atan`, `atan2`, `log`, `log2`, `log10`, `pow`
 
     /// A binary32 trig function over lanes: `small` (branch-free, vectorizes) when every
     /// lane is in the fast range, else `any` on every lane; once when all lanes agree.
@@ -76,8 +78,79 @@ extension Execution {
     @inline(__always) static func fexp2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         fastUnary(m, i, n, KilnMath.fastExp2)
     }
+    @inline(__always) static func fasin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastUnary(m, i, n, KilnMath.fastAsin)
+    }
+    @inline(__always) static func facos(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastUnary(m, i, n, KilnMath.fastAcos)
+    }
+    @inline(__always) static func fatan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastUnary(m, i, n, KilnMath.fastAtan)
+    }
+    /// True when every lane of `b` holds a positive, finite, normal float: as signed
+    /// integers those are exactly the bit patterns in [2⁻¹²⁶'s, ∞'s). Min and max reductions
+    /// (vector loops, unlike an early-exit search).
+    @inline(__always) static func allPositiveNormal(_ b: UnsafeMutablePointer<UInt32>, _ n: Int) -> Bool {
+        var lowest = Int32.max, highest = Int32.min
+        for l in 0..<n {
+            let v = Int32(bitPattern: b[l])
+            lowest = min(lowest, v)
+            highest = max(highest, v)
+        }
+        return lowest >= Int32(bitPattern: Float.leastNormalMagnitude.bitPattern) && highest < Int32(bitPattern: Float.infinity.bitPattern)
+    }
+    /// True when no lane of `b` holds ±∞ or NaN.
+    @inline(__always) static func allFinite(_ b: UnsafeMutablePointer<UInt32>, _ n: Int) -> Bool {
+        var largest: UInt32 = 0
+        for l in 0..<n { largest = max(largest, b[l] & 0x7FFF_FFFF) }
+        return largest < Float.infinity.bitPattern
+    }
 
-    // MARK: precise (binary64) versions: `precise::sin` … and every other transcendental
+    /// A logarithm over lanes: when every lane is positive and normal (shaders take logs of
+    /// such values), the polynomial alone — the special cases' selects and the subnormal
+    /// scaling were half the lane loop — else `any` on every lane. Same bits either way.
+    @inline(__always) static func fastLogarithm(_ m: Machine, _ i: PreparedInstruction, _ n: Int,
+                                                _ positive: (Float) -> Float, _ any: (Float) -> Float) {
+        let a = m[i.a], b = m[i.b]
+        if sameInAllLanes(b, n) { broadcast(any(f(b[0])), into: a); return }
+        if allPositiveNormal(b, n) {
+            for l in 0..<n { a[l] = positive(f(b[l])).bitPattern }
+        } else {
+            for l in 0..<n { a[l] = any(f(b[l])).bitPattern }
+        }
+    }
+    @inline(__always) static func flog(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastLogarithm(m, i, n, { KilnMath.fastLogPositive($0) }, KilnMath.fastLog)
+    }
+    @inline(__always) static func flog2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastLogarithm(m, i, n, { KilnMath.fastLog2Positive($0) }, KilnMath.fastLog2)
+    }
+    @inline(__always) static func flog10(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastLogarithm(m, i, n, { KilnMath.fastLog10Positive($0) }, KilnMath.fastLog10)
+    }
+    /// A binary32 function of two operands over lanes; once when both agree across lanes.
+    @inline(__always) static func fastBinary(_ m: Machine, _ i: PreparedInstruction, _ n: Int,
+                                             _ function: (Float, Float) -> Float) {
+        let a = m[i.a], b = m[i.b], c = m[i.c]
+        if sameInAllLanes(b, n) && sameInAllLanes(c, n) { broadcast(function(f(b[0]), f(c[0])), into: a); return }
+        for l in 0..<n { a[l] = function(f(b[l]), f(c[l])).bitPattern }
+    }
+    @inline(__always) static func fatan2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastBinary(m, i, n, KilnMath.fastAtan2)
+    }
+    /// pow over lanes: with every base positive and normal and every exponent finite, the
+    /// core alone (`fastPowMagnitude` is `fastPow` there, bit for bit); else every special case.
+    @inline(__always) static func fpow(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        let a = m[i.a], b = m[i.b], c = m[i.c]
+        if sameInAllLanes(b, n) && sameInAllLanes(c, n) { broadcast(KilnMath.fastPow(f(b[0]), f(c[0])), into: a); return }
+        if allPositiveNormal(b, n) && allFinite(c, n) {
+            for l in 0..<n { a[l] = KilnMath.fastPowMagnitude(f(b[l]), f(c[l]), normal: true).bitPattern }
+        } else {
+            for l in 0..<n { a[l] = KilnMath.fastPow(f(b[l]), f(c[l])).bitPattern }
+        }
+    }
+
+    // MARK: precise (binary64) versions: `precise::sin` … and sinh, cosh, tanh
 
     @inline(__always) static func psin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
@@ -158,22 +231,22 @@ extension Execution {
             for l in 0..<n { a[l] = KilnMath.tanSmall(f(b[l])).bitPattern }
         }
     }
-    @inline(__always) static func fasin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func pasin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.asin(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.asin(f(b[l])).bitPattern }
     }
-    @inline(__always) static func facos(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func pacos(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.acos(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.acos(f(b[l])).bitPattern }
     }
-    @inline(__always) static func fatan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func patan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.atan(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.atan(f(b[l])).bitPattern }
     }
-    @inline(__always) static func fatan2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func patan2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
         if sameInAllLanes(b, n) && sameInAllLanes(c, n) { broadcast(KilnMath.atan2(f(b[0]), f(c[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.atan2(f(b[l]), f(c[l])).bitPattern }
@@ -203,22 +276,22 @@ extension Execution {
         if sameInAllLanes(b, n) { broadcast(KilnMath.exp2(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.exp2(f(b[l])).bitPattern }
     }
-    @inline(__always) static func flog(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func plog(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.log(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.log(f(b[l])).bitPattern }
     }
-    @inline(__always) static func flog2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func plog2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.log2(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.log2(f(b[l])).bitPattern }
     }
-    @inline(__always) static func flog10(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func plog10(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.log10(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.log10(f(b[l])).bitPattern }
     }
-    @inline(__always) static func fpow(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func ppow(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
         if sameInAllLanes(b, n) && sameInAllLanes(c, n) { broadcast(KilnMath.pow(f(b[0]), f(c[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.pow(f(b[l]), f(c[l])).bitPattern }

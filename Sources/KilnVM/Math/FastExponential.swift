@@ -42,7 +42,11 @@ extension KilnMath {
     @inline(__always) static func fastExp2(_ x: Float) -> Float {
         let clamped = x > 129 ? 129 : (x < -151 ? -151 : x)
         let shifted = clamped + floatRoundingMagic
-        let r = clamped - (shifted - floatRoundingMagic)
+        return fastExp2(reduced: clamped - (shifted - floatRoundingMagic), shifted: shifted)
+    }
+
+    /// 2^(k + r) for |r| ≲ ½ and `shifted` = `floatRoundingMagic` + k (k ∈ [−151, 129]).
+    @inline(__always) static func fastExp2(reduced r: Float, shifted: Float) -> Float {
         var p: Float = 1.535336188319500e-4
         p = Float(1.339887440266574e-3).addingProduct(p, r)
         p = Float(9.618437357674640e-3).addingProduct(p, r)

@@ -21,13 +21,18 @@ extension KilnMath {
         var magnitude = Float(exp2Double(exponent.isNaN ? 0 : exponent))
         magnitude = exponent == .infinity ? .infinity : magnitude
         magnitude = exponent == -.infinity ? 0 : magnitude
+        return powSignsAndSpecialCases(x, y, magnitude: magnitude)
+    }
 
+    /// `x^y` from `magnitude` = |x|^y (with its zeros and infinities): C99's sign and
+    /// special cases as selects, shared by `pow` and `fastPow`.
+    @_transparent static func powSignsAndSpecialCases(_ x: Float, _ y: Float, magnitude: Float) -> Float {
         let yIsInteger = truncate(y) == y                      // ±∞ counts as an (even) integer
         let yIsOdd = yIsInteger && y.magnitude < 16_777_216 && truncate(y * 0.5) != y * 0.5
         var result = (x.sign == .minus && yIsOdd) ? -magnitude : magnitude
         result = (x < 0 && !yIsInteger) ? .nan : result
         result = (x.isNaN || y.isNaN) ? .nan : result
-        result = (ax == 1 && y.isInfinite) ? 1 : result       // pow(±1, ±∞) = 1
+        result = (x.magnitude == 1 && y.isInfinite) ? 1 : result   // pow(±1, ±∞) = 1
         result = (x == 1 || y == 0) ? 1 : result
         return result
     }
