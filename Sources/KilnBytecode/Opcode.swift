@@ -82,11 +82,11 @@ public enum Opcode: UInt8, CaseIterable, Sendable {
     case fatan
     /// `fatan2 a, b, c`: `R[a]f := atan2(y: R[b]f, x: R[c]f)` in binary32 (≤ 3 ulp; C's zero and ∞ rules)
     case fatan2
-    /// `fsinh a, b`: `R[a]f := sinh(R[b]f)`
+    /// `fsinh a, b`: `R[a]f := sinh(R[b]f)` in binary32 (≤ 3 ulp)
     case fsinh
-    /// `fcosh a, b`: `R[a]f := cosh(R[b]f)`
+    /// `fcosh a, b`: `R[a]f := cosh(R[b]f)` in binary32 (≤ 3 ulp)
     case fcosh
-    /// `ftanh a, b`: `R[a]f := tanh(R[b]f)`
+    /// `ftanh a, b`: `R[a]f := tanh(R[b]f)` in binary32 (≤ 3 ulp)
     case ftanh
     /// `fexp a, b`: `R[a]f := eˣ` with `x = R[b]f`, in binary32 (≤ 2 ulp)
     case fexp
@@ -254,6 +254,12 @@ public enum Opcode: UInt8, CaseIterable, Sendable {
     case plog10
     /// `ppow a, b, c`: `R[a]f := R[b]f ^ R[c]f` in binary64, rounded once (≤ 1 ulp; C `powf` special cases)
     case ppow
+    /// `psinh a, b`: `R[a]f := sinh(R[b]f)` in binary64, rounded once (≤ 1 ulp)
+    case psinh
+    /// `pcosh a, b`: `R[a]f := cosh(R[b]f)` in binary64, rounded once (≤ 1 ulp)
+    case pcosh
+    /// `ptanh a, b`: `R[a]f := tanh(R[b]f)` in binary64, rounded once (≤ 1 ulp)
+    case ptanh
 }
 
 /// Which fields of an instruction an opcode reads and writes, and what `imm` means.
@@ -305,6 +311,7 @@ extension Opcode {
              .fsin, .fcos, .ftan, .fasin, .facos, .fatan, .fsinh, .fcosh, .ftanh, .fexp, .fexp2,
              .flog, .flog2, .flog10, .fsign, .fisnan, .fisinf, .ineg, .iabs, .not, .lnot,
              .psin, .pcos, .ptan, .pexp, .pexp2, .pasin, .pacos, .patan, .plog, .plog2, .plog10,
+             .psinh, .pcosh, .ptanh,
              .itof, .utof, .ftoi, .ftou, .sext16, .zext16, .dfdx, .dfdy, .dfdxc, .dfdyc:
             return .unary
         case .fadd, .fsub, .fmul, .fdiv, .fmin, .fmax, .fatan2, .fpow, .patan2, .ppow, .fmod, .feq, .fne, .flt, .fle,

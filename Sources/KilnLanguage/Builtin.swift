@@ -9,15 +9,16 @@ public enum Builtin: String, Hashable, Sendable, CaseIterable {
     case atan2
     case exp, exp2, log, log2, log10, sqrt, rsqrt
     /// `precise::sin` … : the binary64 evaluations. Plain `sin`, `cos`, `tan`, `asin`, `acos`,
-    /// `atan`, `atan2`, `exp`, `exp2`, `log`, `log2`, `log10` and `pow` (and `fast::` ones)
-    /// are binary32 polynomials of a documented error, like Metal's default fast math; the
-    /// other functions have one precision (language.md §7).
+    /// `atan`, `atan2`, `sinh`, `cosh`, `tanh`, `exp`, `exp2`, `log`, `log2`, `log10` and
+    /// `pow` (and `fast::` ones) are binary32 polynomials of a documented error, like Metal's
+    /// default fast math; the other functions have one precision (language.md §7).
     case preciseSin = "precise::sin", preciseCos = "precise::cos", preciseTan = "precise::tan"
     case preciseAsin = "precise::asin", preciseAcos = "precise::acos", preciseAtan = "precise::atan"
     case preciseAtan2 = "precise::atan2"
     case preciseExp = "precise::exp", preciseExp2 = "precise::exp2"
     case preciseLog = "precise::log", preciseLog2 = "precise::log2", preciseLog10 = "precise::log10"
     case precisePow = "precise::pow", precisePowr = "precise::powr"
+    case preciseSinh = "precise::sinh", preciseCosh = "precise::cosh", preciseTanh = "precise::tanh"
     /// `pow(x, y)`, `powr(x, y)` (powr: x ≥ 0 assumed; same evaluation)
     case pow, powr
     // rounding

@@ -115,6 +115,7 @@ enum BuiltinOverloads {
         Row([.sin, .cos, .tan, .asin, .acos, .atan, .sinh, .cosh, .tanh, .exp, .exp2, .log, .log2, .log10,
              .preciseSin, .preciseCos, .preciseTan, .preciseAsin, .preciseAcos, .preciseAtan,
              .preciseExp, .preciseExp2, .preciseLog, .preciseLog2, .preciseLog10,
+             .preciseSinh, .preciseCosh, .preciseTanh,
              .sqrt, .rsqrt, .floor, .ceil, .trunc, .round, .rint, .fract, .saturate, .sign, .fabs,
              .dfdx, .dfdy, .fwidth, .dfdxCoarse, .dfdyCoarse, .fwidthCoarse, .dfdxFine, .dfdyFine, .fwidthFine],
             .floating, [.t], .t),

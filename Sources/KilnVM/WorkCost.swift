@@ -18,11 +18,12 @@ extension Opcode {
         case .fatan2: return 30
         case .fasin, .facos, .flog, .flog2, .flog10: return 12
         case .fatan: return 10
-        case .ftanh: return 90
+        case .ptanh: return 90
         case .sample: return 80
-        case .fsinh: return 75
+        case .psinh: return 75
         case .ptan: return 60
-        case .pexp, .fcosh: return 55
+        case .pexp, .pcosh: return 55
+        case .fsinh, .fcosh, .ftanh: return 24
         case .pexp2, .psin, .pcos: return 35
         case .ftan: return 12
         case .fsin, .fcos, .fexp, .fexp2: return 8

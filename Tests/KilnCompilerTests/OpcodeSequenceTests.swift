@@ -48,21 +48,23 @@ import Testing
     /// `metal::precise::`) the binary64 ones, where there are two; other functions have one.
     @Test func preciseNamespaceSelectsTheBinary64Opcodes() throws {
         let library = try #require(compileLibrary(colorEffect("""
-            float a = sin(amount) + fast::cos(amount) + metal::exp(amount) + exp2(amount) + tan(amount)
+            float a = sin(amount) + fast::cos(amount) + metal::exp(amount) + exp2(amount) + tan(amount) + sinh(amount)
+                + cosh(amount) + tanh(amount)
                 + asin(amount) + acos(amount) + atan(amount) + atan2(amount, 2.0) + log(amount)
                 + log2(amount) + fast::log10(amount) + pow(amount, 3.0) + powr(amount, 5.0);
             float b = precise::sin(amount) + metal::precise::cos(amount) + precise::exp(amount)
                 + precise::exp2(amount) + precise::tan(amount) + precise::atan(amount) + precise::asin(amount)
                 + precise::acos(amount) + precise::atan2(amount, 2.0) + precise::log(amount)
                 + metal::precise::log2(amount) + precise::log10(amount) + precise::pow(amount, 3.0)
-                + precise::powr(amount, 5.0) + precise::sinh(amount);
+                + precise::powr(amount, 5.0) + precise::sinh(amount) + precise::cosh(amount) + precise::tanh(amount);
             return color * half(a + b);
         """)))
         let f = try #require(library.function(named: "effect"))
         let ops = library.opcodes(f.prologue)
         for op in ["fsin", "fcos", "fexp", "fexp2", "ftan", "psin", "pcos", "pexp", "pexp2", "ptan",
                    "fasin", "facos", "fatan", "fatan2", "flog", "flog2", "flog10",
-                   "pasin", "pacos", "patan", "patan2", "plog", "plog2", "plog10", "fsinh"] {
+                   "pasin", "pacos", "patan", "patan2", "plog", "plog2", "plog10", "fsinh", "fcosh", "ftanh",
+                   "psinh", "pcosh", "ptanh"] {
             #expect(ops.filter { $0 == op }.count == 1, "\(op) in \(ops)")
         }
         #expect(ops.filter { $0 == "fpow" }.count == 2 && ops.filter { $0 == "ppow" }.count == 2, "\(ops)")

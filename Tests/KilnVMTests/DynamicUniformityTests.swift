@@ -7,7 +7,7 @@ import Testing
 @Suite struct DynamicUniformityTests {
     static let unary: [Opcode] = [.fsin, .fcos, .ftan, .fasin, .facos, .fatan, .fsinh, .fcosh, .ftanh,
                                   .fexp, .fexp2, .flog, .flog2, .flog10, .psin, .pcos, .ptan, .pexp, .pexp2,
-                                  .pasin, .pacos, .patan, .plog, .plog2, .plog10]
+                                  .pasin, .pacos, .patan, .plog, .plog2, .plog10, .psinh, .pcosh, .ptanh]
     static let inputs: [Float] = [0, -0.0, 0.3, -1.7, 2.5e-3, 12.9898, 5937.3013, 2.0e5, 3.0e6, -1.0e30,
                                   .infinity, -.infinity, .nan, .leastNonzeroMagnitude, 0.9999999]
 

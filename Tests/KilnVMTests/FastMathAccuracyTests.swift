@@ -137,6 +137,20 @@ import KilnBytecode
         #expect(exact == [1024, 1000, Float(1.0 / 9)], "\(exact)")
     }
 
+    @Test func hyperbolicFunctionsWithinThreeUlp() throws {
+        let xs = [0, -0.0, 1e-20, 0.624, 0.625, 0.99, 1, 1.01, 44, 87.9, 88, 88.1, 89.4, 89.5, -89.5, 20, 30, 1e-38]
+            + M.inputs(Self.count) { $0.uniform(-90, 90) } + M.inputs(Self.count / 4, seed: 28) { $0.uniform(-2, 2) }
+        try M.check("fast sinh", .fsinh, bound: 3, xs) { x, _ in Foundation.sinh(x) }
+        try M.check("fast cosh", .fcosh, bound: 3, xs) { x, _ in Foundation.cosh(x) }
+        try M.check("fast tanh", .ftanh, bound: 3, xs) { x, _ in Foundation.tanh(x) }
+        #expect(try applyFloat(.fsinh, [.infinity, -.infinity, 0, -0.0]).map(\.bitPattern)
+                == [Float.infinity, -.infinity, 0, -0.0].map(\.bitPattern))
+        #expect(try applyFloat(.fcosh, [.infinity, -.infinity, 0]) == [.infinity, .infinity, 1])
+        #expect(try applyFloat(.ftanh, [.infinity, -.infinity, 100, -0.0]).map(\.bitPattern)
+                == [Float(1), -1, 1, -0.0].map(\.bitPattern))
+        for opcode in [Opcode.fsinh, .fcosh, .ftanh] { #expect(try applyFloat(opcode, [.nan])[0].isNaN) }
+    }
+
     /// Batches whose operands need no special case (positive normal bases, finite exponents)
     /// run the polynomial alone; one lane that does sends the batch through every select.
     /// Either way a lane gets the any-input function's bits.
@@ -170,7 +184,8 @@ import KilnBytecode
             (.fsin, KilnMath.fastSinAny), (.fcos, KilnMath.fastCosAny), (.ftan, KilnMath.fastTanAny),
             (.fexp, KilnMath.fastExp), (.fexp2, KilnMath.fastExp2), (.fasin, KilnMath.fastAsin),
             (.facos, KilnMath.fastAcos), (.fatan, KilnMath.fastAtan), (.flog, KilnMath.fastLog),
-            (.flog2, KilnMath.fastLog2), (.flog10, KilnMath.fastLog10),
+            (.flog2, KilnMath.fastLog2), (.flog10, KilnMath.fastLog10), (.fsinh, KilnMath.fastSinh),
+            (.fcosh, KilnMath.fastCosh), (.ftanh, KilnMath.fastTanh),
             (.fatan2, { KilnMath.fastAtan2($0, 0.75) }), (.fpow, { KilnMath.fastPow($0, 0.75) })]
         for (opcode, scalar) in unary {
             // The binary ones get 0.75 as their second operand (pow of |x|·10⁻⁴, a real number).

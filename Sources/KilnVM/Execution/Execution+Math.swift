@@ -1,9 +1,9 @@
 import KilnBytecode
 
 /// Builtin math over lanes, from `KilnMath`. Plain sin/cos/tan/asin/acos/atan/atan2/exp/exp2/
-/// log/log2/log10/pow are the binary32 versions (`FastTrigonometry.swift`,
-/// `FastInverseTrigonometry.swift`, `FastExponential.swift`, `FastLogarithm.swift`);
-/// `precise::` ones and sinh/cosh/tanh evaluate in binary64. Trig runs the branch-free Cody–Waite
+/// log/log2/log10/pow/sinh/cosh/tanh are the binary32 versions (`FastTrigonometry.swift`,
+/// `FastInverseTrigonometry.swift`, `FastExponential.swift`, `FastLogarithm.swift`,
+/// `FastHyperbolic.swift`); `precise::` ones evaluate in binary64. Trig runs the branch-free Cody–Waite
 /// version over every lane (vectorizable) unless a lane has |x| ≥ 10⁶ or a non-finite x:
 /// then every lane takes the any-input function, which gives those lanes the full
 /// (Payne–Hanek) reduction and the others the same bits as the vector path.
@@ -42,7 +42,7 @@ extension Execution {
     }
 
     // MARK: fast (binary32) versions: plain `sin`, `cos`, `tan`, `exp`, `exp2`, `asin`, `acos`,
-    // `atan`, `atan2`, `log`, `log2`, `log10`, `pow`
+    // `atan`, `atan2`, `log`, `log2`, `log10`, `pow`, `sinh`, `cosh`, `tanh`
 
     /// A binary32 trig function over lanes: `small` (branch-free, vectorizes) when every
     /// lane is in the fast range, else `any` on every lane; once when all lanes agree.
@@ -86,6 +86,15 @@ extension Execution {
     }
     @inline(__always) static func fatan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         fastUnary(m, i, n, KilnMath.fastAtan)
+    }
+    @inline(__always) static func fsinh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastUnary(m, i, n, KilnMath.fastSinh)
+    }
+    @inline(__always) static func fcosh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastUnary(m, i, n, KilnMath.fastCosh)
+    }
+    @inline(__always) static func ftanh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        fastUnary(m, i, n, KilnMath.fastTanh)
     }
     /// True when every lane of `b` holds a positive, finite, normal float: as signed
     /// integers those are exactly the bit patterns in [2⁻¹²⁶'s, ∞'s). Min and max reductions
@@ -150,7 +159,7 @@ extension Execution {
         }
     }
 
-    // MARK: precise (binary64) versions: `precise::sin` … and sinh, cosh, tanh
+    // MARK: precise (binary64) versions: `precise::sin` …
 
     @inline(__always) static func psin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
@@ -251,17 +260,17 @@ extension Execution {
         if sameInAllLanes(b, n) && sameInAllLanes(c, n) { broadcast(KilnMath.atan2(f(b[0]), f(c[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.atan2(f(b[l]), f(c[l])).bitPattern }
     }
-    @inline(__always) static func fsinh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func psinh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.sinh(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.sinh(f(b[l])).bitPattern }
     }
-    @inline(__always) static func fcosh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func pcosh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.cosh(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.cosh(f(b[l])).bitPattern }
     }
-    @inline(__always) static func ftanh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+    @inline(__always) static func ptanh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(KilnMath.tanh(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = KilnMath.tanh(f(b[l])).bitPattern }
