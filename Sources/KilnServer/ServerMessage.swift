@@ -106,8 +106,8 @@ public enum ServerMessage: @unchecked Sendable {
         return object
     }
 
-    /// The message as JSON text.
-    public var json: String { JSONText.serialize(object) }
+    /// The message as JSON text (`CompactJSON`; Foundation only for what it cannot write).
+    public var json: String { CompactJSON.serialize(object) ?? JSONText.serialize(object) }
 
     private static func echo(_ id: RequestID?) -> Any { id?.json ?? NSNull() }
 }
