@@ -26,6 +26,11 @@ public struct CompileOptions: Hashable, Sendable {
     /// (and rolling back) jump-based control: the same code, sooner (`FunctionLowerer+VaryingControl`).
     /// Off only to check that claim.
     public var skipsHopelessUniformAttempts = true
+    /// Decide whether a loop's trip count is within `maxUnrolledIterations` by evaluating
+    /// its counter (`FunctionLowerer.evaluatedTripCountIsWithinLimit`) instead of lowering
+    /// its condition and step on a snapshot of the lowering state: the same answer, without
+    /// copying the state. Off only to check that claim.
+    public var evaluatesTripCounts = true
 
     public init(languageLimits: LanguageLimits = .default, libraryLimits: LibraryLimits = .default, optimize: Bool = true,
                 maxInlinedCalls: Int = 1 << 16, includeSearchPaths: [String] = [],
@@ -92,6 +97,7 @@ public enum Compiler {
                 lowerer.maxUnrolledIterations = options.maxUnrolledIterations
                 lowerer.maxUnrolledInstructions = options.maxUnrolledInstructions
                 lowerer.skipsHopelessUniformAttempts = options.skipsHopelessUniformAttempts
+                lowerer.evaluatesTripCounts = options.evaluatesTripCounts
                 do {
                     let lowered = try lowerer.lowerEntry()
                     if let problem = assembler.append(lowered) {

@@ -45,6 +45,8 @@ final class FunctionLowerer {
     var unrollingDepth = 0
     /// `CompileOptions.skipsHopelessUniformAttempts`.
     var skipsHopelessUniformAttempts = true
+    /// `CompileOptions.evaluatesTripCounts`.
+    var evaluatesTripCounts = true
 
     /// `functionDiscards` is `StatementScanner.discardingFunctions(program)` and
     /// `constantIndex` the first index of each word of `constants`: a caller lowering many

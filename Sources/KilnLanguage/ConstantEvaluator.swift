@@ -5,13 +5,22 @@
 /// resolved; it follows the VM's defined semantics (integer division by zero gives 0,
 /// float→int conversion saturates and maps NaN to 0) so a folded value never differs
 /// from a computed one.
-struct ConstantEvaluator {
+public struct ConstantEvaluator {
     /// Values of `constant` globals whose initializers are constants.
     var globalValue: (GlobalID) -> ConstantValue?
     /// Values of `const` locals initialized with constants.
     var variableValue: (VariableID) -> ConstantValue?
 
-    func evaluate(_ expression: TypedExpression) -> ConstantValue? {
+    /// An evaluator that reads globals and variables through the two functions (nil: not
+    /// a constant, so neither is any expression that reads it).
+    public init(globalValue: @escaping (GlobalID) -> ConstantValue?, variableValue: @escaping (VariableID) -> ConstantValue?) {
+        self.globalValue = globalValue
+        self.variableValue = variableValue
+    }
+
+    /// The value of a scalar expression made of constants, the readable variables and
+    /// globals, conversions and operators; nil for anything else.
+    public func evaluate(_ expression: TypedExpression) -> ConstantValue? {
         guard case .scalar(let kind) = expression.type else { return nil }
         switch expression.kind {
         case .constant(let value):
@@ -50,7 +59,9 @@ struct ConstantEvaluator {
         }
     }
 
-    static func binary(_ op: TypedBinaryOperator, _ a: ConstantValue, _ b: ConstantValue, operandKind: ScalarKind) -> ConstantValue? {
+    /// `a op b` for operands of `operandKind`, as the VM computes it (nil: not an operator
+    /// of that kind).
+    public static func binary(_ op: TypedBinaryOperator, _ a: ConstantValue, _ b: ConstantValue, operandKind: ScalarKind) -> ConstantValue? {
         switch (a, b) {
         case (.int(let x), .int(let y)):
             switch op {
@@ -147,7 +158,7 @@ extension ConstantValue {
 
     /// C conversion to `kind`, with Kiln's defined results where C has none: float→int
     /// saturates and NaN becomes 0; 16-bit kinds wrap.
-    func converted(to kind: ScalarKind) -> ConstantValue {
+    public func converted(to kind: ScalarKind) -> ConstantValue {
         switch kind {
         case .bool:
             return .bool(isTrue)
