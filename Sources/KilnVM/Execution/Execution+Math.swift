@@ -56,12 +56,20 @@ extension Execution {
             for l in 0..<n { a[l] = small(f(b[l])).bitPattern }
         }
     }
-    /// A binary32 function defined everywhere (exp, exp2) over lanes; once when all agree.
-    @inline(__always) static func fastUnary(_ m: Machine, _ i: PreparedInstruction, _ n: Int,
-                                            _ function: (Float) -> Float) {
+    /// A function defined everywhere over lanes (binary32 exp, asin…, and the binary64
+    /// `precise::` ones); once when all lanes agree.
+    @inline(__always) static func unary(_ m: Machine, _ i: PreparedInstruction, _ n: Int,
+                                        _ function: (Float) -> Float) {
         let a = m[i.a], b = m[i.b]
         if sameInAllLanes(b, n) { broadcast(function(f(b[0])), into: a); return }
         for l in 0..<n { a[l] = function(f(b[l])).bitPattern }
+    }
+    /// The same for a function of two operands (atan2, `precise::pow`); once when both agree.
+    @inline(__always) static func binary(_ m: Machine, _ i: PreparedInstruction, _ n: Int,
+                                         _ function: (Float, Float) -> Float) {
+        let a = m[i.a], b = m[i.b], c = m[i.c]
+        if sameInAllLanes(b, n) && sameInAllLanes(c, n) { broadcast(function(f(b[0]), f(c[0])), into: a); return }
+        for l in 0..<n { a[l] = function(f(b[l]), f(c[l])).bitPattern }
     }
     @inline(__always) static func fsin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         fastTrig(m, i, n, KilnMath.fastSin, KilnMath.fastSinAny)
@@ -73,28 +81,28 @@ extension Execution {
         fastTrig(m, i, n, KilnMath.fastTan, KilnMath.fastTanAny)
     }
     @inline(__always) static func fexp(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        fastUnary(m, i, n, KilnMath.fastExp)
+        unary(m, i, n, KilnMath.fastExp)
     }
     @inline(__always) static func fexp2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        fastUnary(m, i, n, KilnMath.fastExp2)
+        unary(m, i, n, KilnMath.fastExp2)
     }
     @inline(__always) static func fasin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        fastUnary(m, i, n, KilnMath.fastAsin)
+        unary(m, i, n, KilnMath.fastAsin)
     }
     @inline(__always) static func facos(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        fastUnary(m, i, n, KilnMath.fastAcos)
+        unary(m, i, n, KilnMath.fastAcos)
     }
     @inline(__always) static func fatan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        fastUnary(m, i, n, KilnMath.fastAtan)
+        unary(m, i, n, KilnMath.fastAtan)
     }
     @inline(__always) static func fsinh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        fastUnary(m, i, n, KilnMath.fastSinh)
+        unary(m, i, n, KilnMath.fastSinh)
     }
     @inline(__always) static func fcosh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        fastUnary(m, i, n, KilnMath.fastCosh)
+        unary(m, i, n, KilnMath.fastCosh)
     }
     @inline(__always) static func ftanh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        fastUnary(m, i, n, KilnMath.fastTanh)
+        unary(m, i, n, KilnMath.fastTanh)
     }
     /// True when every lane of `b` holds a positive, finite, normal float: as signed
     /// integers those are exactly the bit patterns in [2⁻¹²⁶'s, ∞'s). Min and max reductions
@@ -137,15 +145,8 @@ extension Execution {
     @inline(__always) static func flog10(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         fastLogarithm(m, i, n, { KilnMath.fastLog10Positive($0) }, KilnMath.fastLog10)
     }
-    /// A binary32 function of two operands over lanes; once when both agree across lanes.
-    @inline(__always) static func fastBinary(_ m: Machine, _ i: PreparedInstruction, _ n: Int,
-                                             _ function: (Float, Float) -> Float) {
-        let a = m[i.a], b = m[i.b], c = m[i.c]
-        if sameInAllLanes(b, n) && sameInAllLanes(c, n) { broadcast(function(f(b[0]), f(c[0])), into: a); return }
-        for l in 0..<n { a[l] = function(f(b[l]), f(c[l])).bitPattern }
-    }
     @inline(__always) static func fatan2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        fastBinary(m, i, n, KilnMath.fastAtan2)
+        binary(m, i, n, KilnMath.fastAtan2)
     }
     /// pow over lanes: with every base positive and normal and every exponent finite, the
     /// core alone (`fastPowMagnitude` is `fastPow` there, bit for bit); else every special case.
@@ -241,69 +242,43 @@ extension Execution {
         }
     }
     @inline(__always) static func pasin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.asin(f(b[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.asin(f(b[l])).bitPattern }
+        unary(m, i, n, KilnMath.asin)
     }
     @inline(__always) static func pacos(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.acos(f(b[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.acos(f(b[l])).bitPattern }
+        unary(m, i, n, KilnMath.acos)
     }
     @inline(__always) static func patan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.atan(f(b[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.atan(f(b[l])).bitPattern }
+        unary(m, i, n, KilnMath.atan)
     }
     @inline(__always) static func patan2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b], c = m[i.c]
-        if sameInAllLanes(b, n) && sameInAllLanes(c, n) { broadcast(KilnMath.atan2(f(b[0]), f(c[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.atan2(f(b[l]), f(c[l])).bitPattern }
+        binary(m, i, n, KilnMath.atan2)
     }
     @inline(__always) static func psinh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.sinh(f(b[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.sinh(f(b[l])).bitPattern }
+        unary(m, i, n, KilnMath.sinh)
     }
     @inline(__always) static func pcosh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.cosh(f(b[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.cosh(f(b[l])).bitPattern }
+        unary(m, i, n, KilnMath.cosh)
     }
     @inline(__always) static func ptanh(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.tanh(f(b[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.tanh(f(b[l])).bitPattern }
+        unary(m, i, n, KilnMath.tanh)
     }
     @inline(__always) static func pexp(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.exp(f(b[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.exp(f(b[l])).bitPattern }
+        unary(m, i, n, KilnMath.exp)
     }
     @inline(__always) static func pexp2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.exp2(f(b[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.exp2(f(b[l])).bitPattern }
+        unary(m, i, n, KilnMath.exp2)
     }
     @inline(__always) static func plog(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.log(f(b[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.log(f(b[l])).bitPattern }
+        unary(m, i, n, KilnMath.log)
     }
     @inline(__always) static func plog2(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.log2(f(b[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.log2(f(b[l])).bitPattern }
+        unary(m, i, n, KilnMath.log2)
     }
     @inline(__always) static func plog10(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.log10(f(b[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.log10(f(b[l])).bitPattern }
+        unary(m, i, n, KilnMath.log10)
     }
     @inline(__always) static func ppow(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], b = m[i.b], c = m[i.c]
-        if sameInAllLanes(b, n) && sameInAllLanes(c, n) { broadcast(KilnMath.pow(f(b[0]), f(c[0])), into: a); return }
-        for l in 0..<n { a[l] = KilnMath.pow(f(b[l]), f(c[l])).bitPattern }
+        binary(m, i, n, KilnMath.pow)
     }
     /// Exact: `quickFmod` over all lanes (vectorized), then the long division of
     /// significands for the lanes it cannot do (quotients of 2²⁴ and more, special values).

@@ -70,16 +70,22 @@ extension KilnMath {
         return u.addingProduct(u * z, p)
     }
 
+    /// The half asin and acos share: for |x| > ½ (`high`), asin √((1−|x|)/2), else asin of
+    /// `small` (|x| for asin, x for acos), whose square is x².
+    @inline(__always) static func fastAsinReduced(_ x: Float, small: Float) -> (core: Float, high: Bool) {
+        let a = x.magnitude
+        let high = a > 0.5
+        let z = high ? 0.5 * (1 - a) : a * a
+        let u = high ? squareRoot(z) : small
+        return (fastAsinCore(u, z), high)
+    }
+
     /// asin x: |x| ≤ ½ directly; above, asin a = π/2 − 2·asin(√((1−a)/2)) (1 − a and the
     /// halving are exact there). |x| > 1 → NaN (the square root of a negative), NaN → NaN.
     /// The root is `KilnMath.squareRoot` (√|z|, then a select): a plain `squareRoot()` of
     /// a value that may be negative kept the lane loop scalar, with a branch around it.
     @inline(__always) static func fastAsin(_ x: Float) -> Float {
-        let a = x.magnitude
-        let high = a > 0.5
-        let z = high ? 0.5 * (1 - a) : a * a
-        let u = high ? squareRoot(z) : a
-        let core = fastAsinCore(u, z)
+        let (core, high) = fastAsinReduced(x, small: x.magnitude)
         let value = high ? fastHalfPiHigh - ((core + core) - fastHalfPiLow) : core
         return Float(signOf: x, magnitudeOf: value)
     }
@@ -87,11 +93,7 @@ extension KilnMath {
     /// acos x: x > ½ is 2·asin(√((1−x)/2)), x < −½ is π − 2·asin(√((1+x)/2)), between them
     /// π/2 − asin x. |x| > 1 → NaN, NaN → NaN (it fails every comparison: the middle case).
     @inline(__always) static func fastAcos(_ x: Float) -> Float {
-        let a = x.magnitude
-        let high = a > 0.5
-        let z = high ? 0.5 * (1 - a) : a * a
-        let u = high ? squareRoot(z) : x
-        let core = fastAsinCore(u, z)
+        let (core, _) = fastAsinReduced(x, small: x)
         let twice = core + core
         let value = x > 0.5 ? twice : (x < -0.5 ? (fastPiHigh - twice) + fastPiLow : fastHalfPiHigh - (core - fastHalfPiLow))
         return value

@@ -58,10 +58,16 @@ extension KilnMath {
         return (Float(e), f, cubic.addingProduct(-0.5, z), cubic, z)
     }
 
+    /// A logarithm of any x: `positive` (a `…Positive` function, told x may be subnormal)
+    /// on a stand-in of 1 where x is not positive and finite, then C's special values there.
+    @inline(__always) static func fastLogarithm(_ x: Float, _ positive: (Float, Bool) -> Float) -> Float {
+        let safe = (x > 0 && x < .infinity) ? x : 1
+        return logSpecial(x, positive(safe, false))
+    }
+
     /// ln x: e·ln2 in two parts around f + tail (Cephes `logf`).
     @inline(__always) static func fastLog(_ x: Float) -> Float {
-        let safe = (x > 0 && x < .infinity) ? x : 1
-        return logSpecial(x, fastLogPositive(safe, normal: false))
+        fastLogarithm(x, fastLogPositive)
     }
 
     /// The finite part, for a positive finite x; `normal` (the default) when x is known to be
@@ -75,8 +81,7 @@ extension KilnMath {
 
     /// log₂ x = e + (f + tail)·log₂e, the product split so f itself is added exactly.
     @inline(__always) static func fastLog2(_ x: Float) -> Float {
-        let safe = (x > 0 && x < .infinity) ? x : 1
-        return logSpecial(x, fastLog2Positive(safe, normal: false))
+        fastLogarithm(x, fastLog2Positive)
     }
 
     /// The finite part, for a positive finite x; `normal` (the default) when x is known to be
@@ -92,8 +97,7 @@ extension KilnMath {
 
     /// log₁₀ x = (f + tail)·log₁₀e + e·log₁₀2, each constant in two parts (Cephes `log10f`).
     @inline(__always) static func fastLog10(_ x: Float) -> Float {
-        let safe = (x > 0 && x < .infinity) ? x : 1
-        return logSpecial(x, fastLog10Positive(safe, normal: false))
+        fastLogarithm(x, fastLog10Positive)
     }
 
     /// The finite part, for a positive finite x; `normal` (the default) when x is known to be
