@@ -31,6 +31,10 @@ public struct CompileOptions: Hashable, Sendable {
     /// its condition and step on a snapshot of the lowering state: the same answer, without
     /// copying the state. Off only to check that claim.
     public var evaluatesTripCounts = true
+    /// Let reads of a copy of a register read the register itself where it still holds the
+    /// same bits, and drop the copy (`CopyPropagator`). Off only to check that it changes
+    /// neither the pictures nor what the pixel debugger shows.
+    public var propagatesCopies = true
 
     public init(languageLimits: LanguageLimits = .default, libraryLimits: LibraryLimits = .default, optimize: Bool = true,
                 maxInlinedCalls: Int = 1 << 16, includeSearchPaths: [String] = [],
@@ -68,7 +72,8 @@ public enum Compiler {
     public static func compile(_ files: [SourceFile], options: CompileOptions = .init()) -> CompileResult {
         var diagnostics: [Diagnostic] = []
         let units = files.count == 1 ? [0] : files.indices.filter { !files[$0].name.hasSuffix(".h") }
-        var assembler = LibraryAssembler(limits: options.libraryLimits, optimize: options.optimize)
+        var assembler = LibraryAssembler(limits: options.libraryLimits, optimize: options.optimize,
+                                          propagatesCopies: options.propagatesCopies)
         var names: [String: SourceRange] = [:]
         var failed = false
         for main in units {

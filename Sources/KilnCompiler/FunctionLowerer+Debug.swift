@@ -14,6 +14,18 @@ struct PendingDebugEvent {
     }
     var kind: Kind
 
+    /// Calls `body` with each register the event names (copy propagation leaves those alone).
+    func forEachRegister(_ body: (VirtualRegister) -> Void) {
+        switch kind {
+        case .statement(_, _, let mask), .iteration(_, let mask):
+            if let mask { body(mask) }
+        case .bind(_, let components):
+            components.forEach(body)
+        case .loopStart, .loopEnd:
+            break
+        }
+    }
+
     /// Makes the event name `replacement` wherever it named `register` (copy coalescing).
     mutating func rename(_ register: VirtualRegister, to replacement: VirtualRegister) {
         func swap(_ r: VirtualRegister?) -> VirtualRegister? { r == register ? replacement : r }

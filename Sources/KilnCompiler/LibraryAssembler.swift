@@ -14,6 +14,8 @@ struct LibraryAssembler {
     var functions: [Function] = []
     let limits: LibraryLimits
     let optimize: Bool
+    /// `CompileOptions.propagatesCopies`.
+    var propagatesCopies = true
 
     /// Appends a lowered function; returns a diagnostic when it exceeds a library limit.
     mutating func append(_ lowered: LoweredFunction) -> Diagnostic? {
@@ -25,6 +27,7 @@ struct LibraryAssembler {
         if optimize {
             DeadCodeEliminator.run(&state, roots: roots + inputRegisters)
             CopyCoalescer.run(&state)
+            if propagatesCopies { CopyPropagator.run(&state) }
         } else {
             DeadCodeEliminator.removeJumpsToNext(&state.body)
         }
