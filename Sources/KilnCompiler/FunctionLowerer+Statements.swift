@@ -114,16 +114,29 @@ extension FunctionLowerer {
         jump(.jnone, thenMask, elseLabel)
         state.mask = .lanes(thenMask)
         try then(true)
-        if canRetire { try writeBackMask(thenMask, state.mask) }
+        // An arm that every lane leaves (`if (d < eps) break;`) brings no lane to the join:
+        // its mask would be written back as zero only to be or-ed into the other's. The
+        // join is the other arm's mask (a sphere tracer's exit test: `running & !c`, no
+        // `or`, no write-back, and an empty arm's `jnone` goes with dead-code elimination).
+        let thenLeaves = state.mask == .retired
+        if canRetire && !thenLeaves { try writeBackMask(thenMask, state.mask) }
         placeLabel(elseLabel)
+        var elseLeaves = false
         if let otherwise {
             jump(.jnone, elseMask, joinLabel)
             state.mask = .lanes(elseMask)
             try otherwise(true)
-            if canRetire { try writeBackMask(elseMask, state.mask) }
+            elseLeaves = state.mask == .retired
+            if canRetire && !elseLeaves { try writeBackMask(elseMask, state.mask) }
             placeLabel(joinLabel)
         }
-        state.mask = canRetire ? .lanes(op(.or, thenMask, elseMask)) : start
+        switch (canRetire, thenLeaves, elseLeaves) {
+        case (false, _, _): state.mask = start
+        case (true, true, true): state.mask = .retired
+        case (true, true, false): state.mask = .lanes(elseMask)
+        case (true, false, true): state.mask = .lanes(thenMask)
+        case (true, false, false): state.mask = .lanes(op(.or, thenMask, elseMask))
+        }
     }
 
     /// `jz c, else; then; jmp join; else: otherwise; join:`. With `useMaskHome`, the mask is
