@@ -47,35 +47,49 @@ enum DeadCodeEliminator {
 
     /// A jump to `L` followed (through markers only) by `L:` does nothing, conditional or
     /// not: either way the next instruction runs (`jnone` over an arm whose code was all
-    /// removed). Such a jump is never a loop's back edge, which goes backwards.
-    /// Returns whether it removed a jump.
+    /// removed). Such a jump is never a loop's back edge, which goes backwards. Labels no
+    /// jump names are not block boundaries and go too. In place, and only when there is
+    /// something to remove (this runs after every sweep). Returns whether a jump went.
     @discardableResult
     static func removeJumpsToNext(_ body: inout [IRInstruction]) -> Bool {
+        var drop = [Bool](repeating: false, count: body.count)
         var removedJump = false
-        var result: [IRInstruction] = []
-        result.reserveCapacity(body.count)
-        for (index, instruction) in body.enumerated() {
-            let shape = instruction.opcode.shape
-            if (shape == .jump || shape == .conditionalJump) && !instruction.isMarker {
-                var next = index + 1
-                var falls = false
-                while next < body.count && body[next].isMarker {
-                    if body[next].imm == instruction.imm { falls = true }
-                    next += 1
-                }
-                if falls {
+        var labelCount = 0
+        for index in body.indices where !body[index].isMarker {
+            let shape = body[index].opcode.shape
+            guard shape == .jump || shape == .conditionalJump else { continue }
+            labelCount = max(labelCount, Int(body[index].imm) + 1)
+            var next = index + 1
+            while next < body.count && body[next].isMarker {
+                // Only a label marker names a label (a debug marker's `imm` is an event).
+                if body[next].isLabel && body[next].imm == body[index].imm {
+                    drop[index] = true
                     removedJump = true
-                    continue
+                    break
                 }
+                next += 1
             }
-            result.append(instruction)
         }
-        // Labels no jump names are not block boundaries: drop them.
-        var targets = Set<UInt32>()
-        for instruction in result where !instruction.isMarker {
-            if instruction.opcode.shape == .jump || instruction.opcode.shape == .conditionalJump { targets.insert(instruction.imm) }
+        var named = [Bool](repeating: false, count: labelCount)
+        for index in body.indices where !drop[index] && !body[index].isMarker {
+            let shape = body[index].opcode.shape
+            if shape == .jump || shape == .conditionalJump { named[Int(body[index].imm)] = true }
         }
-        body = result.filter { !$0.isLabel || targets.contains($0.imm) }
+        var dropsSomething = removedJump
+        for index in body.indices where body[index].isLabel {
+            let label = Int(body[index].imm)
+            if label >= labelCount || !named[label] {
+                drop[index] = true
+                dropsSomething = true
+            }
+        }
+        guard dropsSomething else { return false }
+        var kept = 0
+        for index in body.indices where !drop[index] {
+            body[kept] = body[index]
+            kept += 1
+        }
+        body.removeLast(body.count - kept)
         return removedJump
     }
 }

@@ -300,8 +300,17 @@ extension FunctionLowerer {
         let start = state.mask
         let running = newHome(uniform: false)
         emitBody(IRInstruction(opcode: .mov, a: running, b: maskRegister))
-        let exited = newHome(uniform: false)
-        emitBody(IRInstruction(opcode: .mov, a: exited, b: zero))
+        // The lanes that left through the condition or `break` are the mask after the loop
+        // only when lanes can also leave it otherwise (`return`, `discard_fragment()`);
+        // else the mask after it is the one before, and nobody needs them — a bare
+        // `break` is then no code at all, and its `if` no jump.
+        let retiresOut = StatementScanner.canRetire(body, discards: functionDiscards, insideLoop: true)
+        var exited: VirtualRegister?
+        if retiresOut {
+            let home = newHome(uniform: false)
+            emitBody(IRInstruction(opcode: .mov, a: home, b: zero))
+            exited = home
+        }
         let continued = StatementScanner.containsContinue(body) ? newHome(uniform: false) : nil
         let headLabel = newLabel(), exitLabel = newLabel()
         state.breakables.append(Breakable(isLoop: true, isUniform: false, breakLabel: exitLabel, continueLabel: exitLabel,
@@ -309,7 +318,7 @@ extension FunctionLowerer {
         defer { state.breakables.removeLast() }
         func test(_ condition: TypedExpression) throws {
             let c = try value(condition)[0]
-            try emitInto(exited, .or, exited, op(.and, running, op(.lnot, c)))
+            if let exited { try emitInto(exited, .or, exited, op(.and, running, op(.lnot, c))) }
             try emitInto(running, .and, running, c)
         }
         placeLabel(headLabel)
@@ -341,8 +350,7 @@ extension FunctionLowerer {
         // Every lane that entered leaves through `exited` unless it returned or discarded:
         // without those, the mask after the loop is the mask before it (which keeps an
         // enclosing uniform loop uniform).
-        let retiresOut = StatementScanner.canRetire(body, discards: functionDiscards, insideLoop: true)
-        state.mask = retiresOut ? .lanes(exited) : start
+        state.mask = exited.map { .lanes($0) } ?? start
     }
 
     func lowerBreak(_ range: SourceRange) throws {
@@ -365,8 +373,9 @@ extension FunctionLowerer {
             }
             jump(label)
             state.mask = .unreachable
-        } else if let lanes {
-            try emitInto(lanes, .or, lanes, maskRegister)
+        } else {
+            // A masked loop whose exits nobody reads has no `exitLanes`: the lanes just retire.
+            if let lanes { try emitInto(lanes, .or, lanes, maskRegister) }
             state.mask = .retired
         }
     }
