@@ -100,12 +100,6 @@ extension FunctionLowerer {
     /// Nil when the loop is of another form: the trial decides.
     func evaluatedTripCountIsWithinLimit(_ condition: TypedExpression, _ step: TypedExpression?, _ read: Set<VariableID>,
                                          _ testFirst: Bool) -> Bool? {
-        var values: [VariableID: ConstantValue] = [:]
-        for id in read {
-            guard let slot = slot(frameIndex, id), case .components(let registers) = slot.storage, registers.count == 1,
-                  let bits = state.knownConstant[registers[0]] else { return nil }
-            values[id] = .uint(bits)  // retyped at its first read below
-        }
         // A counter's kind is the type of the expressions that read it.
         var kinds: [VariableID: ScalarKind] = [:]
         var plain = true
@@ -120,8 +114,11 @@ extension FunctionLowerer {
             }
         }
         guard plain else { return nil }
-        for (id, kind) in kinds {
-            guard case .uint(let bits)? = values[id] else { return nil }
+        // Its value is what its one register is known to hold now.
+        var values: [VariableID: ConstantValue] = [:]
+        for id in read {
+            guard let kind = kinds[id], let slot = slot(frameIndex, id), case .components(let registers) = slot.storage,
+                  registers.count == 1, let bits = state.knownConstant[registers[0]] else { return nil }
             values[id] = kind == .int ? .int(Int32(bitPattern: bits)) : .uint(bits)
         }
         let evaluator = ConstantEvaluator(globalValue: { _ in nil }, variableValue: { values[$0] })
