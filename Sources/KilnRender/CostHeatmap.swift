@@ -40,10 +40,13 @@ public struct CostHeatmap: Sendable, Encodable {
     /// Lane-instructions of the whole frame.
     public var total: Int { counts.reduce(0) { $0 + Int($1) } }
 
-    /// Each line's share of the frame's lane-instructions (0…1), by (file, line).
+    /// Each line's share of the instructions the frame executed (0…1), by (file, line): its
+    /// lane-instructions and its uniform instructions, each of those counted once per batch
+    /// as the VM runs it. A line whose work the compiler made uniform (a `for` counter, a
+    /// per-iteration constant) still runs every iteration and is not shown as free.
     public func shares() -> [(file: Int, line: Int, share: Double)] {
-        let sum = max(1, lines.reduce(0) { $0 + $1.lanes })
-        return lines.map { ($0.file, $0.line, Double($0.lanes) / Double(sum)) }
+        let sum = max(1, lines.reduce(0) { $0 + $1.lanes + $1.uniform })
+        return lines.map { ($0.file, $0.line, Double($0.lanes + $0.uniform) / Double(sum)) }
     }
 
     /// The heatmap as a picture: black (no work) through blue, magenta and orange to

@@ -8,7 +8,7 @@ import KilnBytecode
 /// the lane (`DebugInfo` statement and iteration events carry that mask). Lanes a masked
 /// `if` arm or a loop they already left runs for are not charged. A uniform instruction
 /// (`UniformityAnalysis`, run once and broadcast) is counted once per batch, apart.
-/// Every count also goes to the source line of its statement, for the editor's gutter.
+/// Every count also goes to the source line of its instruction, for the editor's gutter.
 public struct CostCounts: Sendable {
     /// Lane-wide instructions each lane ran while active, in lane order (one batch).
     public var lanes = [UInt32](repeating: 0, count: laneCount)
@@ -66,10 +66,12 @@ public struct CostCounts: Sendable {
 public final class CostPlan: @unchecked Sendable {
     struct Event {
         var fallthroughOnly: Bool
-        /// Index into `masks`, or -1 when every lane that entered the function runs it.
+        /// Index into `masks`, -1 when every lane that entered the function runs it, or
+        /// `keepsMask` for a change of source line within a statement.
         var mask: Int
         /// Index into `lineKeys`, or -1 for an iteration (the line stays the statement's).
         var line: Int
+        static let keepsMask = Int.min
     }
     struct Mask {
         var register: Int
@@ -121,6 +123,26 @@ public final class CostPlan: @unchecked Sendable {
             case .bind, .loopStart, .loopEnd:
                 break
             }
+        }
+        // Lines come from the instructions' own source locations: the statement events give
+        // the mask, but after an inlined helper returns, the caller's statement goes on (the
+        // `sum +=` of `sum += bump(x)`) with no new statement event, and its work is the
+        // caller's line, not the helper's last one. Placed after the statement events of the
+        // same instruction, so the instruction's own location wins; repeated where a block
+        // starts, since a jump may land there from another line.
+        let located = min(count, Int(prepared.function.body.count))     // not the appended `ret`
+        let blocks = BasicBlocks(library.code[start..<start + located], start: start)
+        var previousKey = -1
+        for at in 0..<located {
+            guard let location = library.location(ofInstruction: start + at) else { continue }
+            let key = Int(location.file) << 32 | Int(location.line)
+            guard key != previousKey || !perInstruction[at].isEmpty || blocks.startsBlock[at] else { continue }
+            previousKey = key
+            if lineIndex[key] == nil {
+                lineIndex[key] = lineKeys.count
+                lineKeys.append(key)
+            }
+            perInstruction[at].append(Event(fallthroughOnly: false, mask: Event.keepsMask, line: lineIndex[key]!))
         }
         let maskRegisters = Set(masks.map(\.register))
         var eventStart: [Int32] = [0], events: [Event] = []
@@ -226,7 +248,7 @@ extension Executor {
                     charge(pending, uniformPending)
                     for k in Int(eventStart[pc])..<Int(eventStart[pc + 1]) where fellThrough || !events[k].fallthroughOnly {
                         if events[k].line >= 0 { line = events[k].line }
-                        setMask(events[k].mask)
+                        if events[k].mask != CostPlan.Event.keepsMask { setMask(events[k].mask) }
                     }
                 },
                 maskWrite: { pc in

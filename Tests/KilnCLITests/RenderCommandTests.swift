@@ -41,7 +41,7 @@ struct RenderCommandTests {
         #expect(png.width == 16 && png.height == 8)
         #expect(Array(png.bytes[12..<16]) == [255, 255, 255, 255])        // n = 3: the dearest pixel
         let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as? [String: Any])
-        #expect(object["total"] as? Int == 3200 && object["maximum"] as? Int == 37)   // 13 + 8n (CostHeatmapTests)
+        #expect(object["total"] as? Int == 2816 && object["maximum"] as? Int == 31)   // 13 + 6n (CostHeatmapTests)
         let lines = try #require(object["lines"] as? [[String: Any]])
         #expect(lines.map { $0["line"] as? Int } == [3, 4, 5, 7])
         let refused = TestSupport.kiln("render", shader.path, "--json", "-o", output)

@@ -887,7 +887,10 @@ def test_heatmap_counts_the_frame_per_pixel_and_line(server):
             assert counts[5:10] == row      # the same n in the next pixels: the same cost
             lines = {entry["line"]: entry for entry in heat["lines"]}
             assert abs(sum(entry["share"] for entry in heat["lines"]) - 1) < 1e-9
-            assert lines[11]["lanes"] > 0 and lines[3]["lanes"] > 0   # the loop body and the helper it calls
+            # The loop body and the helper it calls have a share. The helper's work is uniform
+            # (the counter i is, so bump(float(i), 0.5) is); the masked `sum +=` is the lanes'.
+            assert lines[11]["lanes"] > 0 and lines[11]["share"] > 0
+            assert lines[3]["uniform"] > 0 and lines[3]["lanes"] == 0 and lines[3]["share"] > 0
     run(go())
 
 
