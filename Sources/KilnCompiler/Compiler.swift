@@ -35,6 +35,10 @@ public struct CompileOptions: Hashable, Sendable {
     /// same bits, and drop the copy (`CopyPropagator`). Off only to check that it changes
     /// neither the pictures nor what the pixel debugger shows.
     public var propagatesCopies = true
+    /// Compute a value once per basic block: a recomputation from the same registers
+    /// becomes a copy of the first result (`ValueNumbering`). Off only to check that it
+    /// changes neither the pictures nor what the pixel debugger shows.
+    public var numbersValues = true
 
     public init(languageLimits: LanguageLimits = .default, libraryLimits: LibraryLimits = .default, optimize: Bool = true,
                 maxInlinedCalls: Int = 1 << 16, includeSearchPaths: [String] = [],
@@ -73,7 +77,7 @@ public enum Compiler {
         var diagnostics: [Diagnostic] = []
         let units = files.count == 1 ? [0] : files.indices.filter { !files[$0].name.hasSuffix(".h") }
         var assembler = LibraryAssembler(limits: options.libraryLimits, optimize: options.optimize,
-                                          propagatesCopies: options.propagatesCopies)
+                                          propagatesCopies: options.propagatesCopies, numbersValues: options.numbersValues)
         var names: [String: SourceRange] = [:]
         var failed = false
         for main in units {

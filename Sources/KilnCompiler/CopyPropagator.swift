@@ -46,13 +46,21 @@ enum CopyPropagator {
             let move = state.body[index]
             guard move.opcode == .mov, !move.isMarker else { continue }
             let copy = move.a, original = move.b
-            guard copy >= 0, original >= 0, copy != original, definitions[copy] == 1, uses[copy] > 0,
+            // A copy nothing reads but the debugger (a helper's parameter whose reads
+            // `ValueNumbering` turned into reads of an earlier result) still goes, with its
+            // markers renamed, instead of dying in the next sweep and taking the value away.
+            guard copy >= 0, original >= 0, copy != original, definitions[copy] == 1,
+                  uses[copy] > 0 || markersNaming[copy] > 0,
                   isSingle(copy), isSingle(original),
                   !state.units[state.registerUnit[copy]].isPrologue else { continue }
             let originalUnit = state.registerUnit[original]
             var rewrites: [Int] = [], markers: [Int] = []
             var covered = 0
             scan: for later in (index + 1)..<state.body.count {
+                // Every read and every marker found: the rest of the block cannot matter
+                // (without this, a copy of a value nothing overwrites scanned to the block's
+                // end — all of an unrolled shader).
+                if covered == uses[copy] && markers.count == markersNaming[copy] { break }
                 let instruction = state.body[later]
                 if instruction.isDebug {
                     if markersNaming[copy] > 0 && names(instruction, copy) { markers.append(later) }

@@ -16,6 +16,8 @@ struct LibraryAssembler {
     let optimize: Bool
     /// `CompileOptions.propagatesCopies`.
     var propagatesCopies = true
+    /// `CompileOptions.numbersValues`.
+    var numbersValues = true
 
     /// Appends a lowered function; returns a diagnostic when it exceeds a library limit.
     mutating func append(_ lowered: LoweredFunction) -> Diagnostic? {
@@ -27,7 +29,14 @@ struct LibraryAssembler {
         if optimize {
             DeadCodeEliminator.run(&state, roots: roots + inputRegisters)
             CopyCoalescer.run(&state)
-            if propagatesCopies { CopyPropagator.run(&state) }
+            let renumbered = numbersValues ? ValueNumbering.run(&state) : 0
+            if propagatesCopies {
+                CopyPropagator.run(&state)
+                // A recomputation that became a copy may have been the only reader of another
+                // copy (`i.x + 1` feeding `· 127.1`): sweep once more. Only after propagation,
+                // which moves the debugger's bindings off copies that go.
+                if renumbered > 0 { DeadCodeEliminator.run(&state, roots: roots + inputRegisters) }
+            }
         } else {
             DeadCodeEliminator.removeJumpsToNext(&state.body)
         }

@@ -1,0 +1,101 @@
+import KilnBytecode
+
+/// Local value numbering: an instruction that computes what an earlier one in the same
+/// extended basic block computed, from the same registers still holding the same bits,
+/// becomes a copy of that earlier result (`CopyPropagator` then usually removes the copy).
+///
+/// Inlining repeats work the source wrote once per call: value noise hashes
+/// `i + float2(1, 0)`, `i + float2(0, 1)` and `i + float2(1, 1)`, so `i.x + 1` and
+/// `i.y + 1` — and their products with the hash's constants — are each computed twice per
+/// octave. Reusing a result is exact: the same opcode on the same bits gives the same bits
+/// (every opcode is a function of its operands; none reads a mask it is not given), so
+/// pictures do not change by a single bit.
+///
+/// Scope: from a label to the next. A conditional jump does not end it: the code after it
+/// is reached only by falling through, so everything computed before still holds.
+/// A register "holds the same bits" while its allocation unit has not been written since:
+/// every write bumps the version of the writer's unit (a texture sample or a dynamic array
+/// store writes a run of registers named by its first member), and a remembered result is
+/// used only while its own unit's version is the one it was recorded at.
+///
+/// Only plain computations take part (`unary`, `binary`, `ternary` shapes except `mov`),
+/// and only results outside the prologue's units: those are uniform registers the
+/// allocator places apart.
+enum ValueNumbering {
+    struct Key: Hashable {
+        var opcode: Opcode
+        var b: VirtualRegister, c: VirtualRegister, d: VirtualRegister
+        var bVersion: Int, cVersion: Int, dVersion: Int
+        var imm: UInt32
+        var mode: UInt8
+    }
+
+    /// Rewrites recomputations in `state.body` into `mov`s; returns how many.
+    @discardableResult
+    static func run(_ state: inout LoweringState) -> Int {
+        var version = [Int](repeating: 0, count: state.units.count)
+        var available: [Key: (register: VirtualRegister, version: Int)] = [:]
+        /// `mov copy, original` seen in this block: while neither has been written since,
+        /// reading the copy is reading the original (so `(i.x + 1) · 127.1` matches after
+        /// the second `i.x + 1` became a copy of the first).
+        var copies: [VirtualRegister: (original: VirtualRegister, originalVersion: Int, copyVersion: Int)] = [:]
+        var rewritten = 0
+        func unitVersion(_ register: VirtualRegister) -> Int {
+            register < 0 ? 0 : version[state.registerUnit[register]]
+        }
+        func canonical(_ register: VirtualRegister) -> (register: VirtualRegister, version: Int) {
+            if let copy = copies[register], unitVersion(register) == copy.copyVersion,
+               unitVersion(copy.original) == copy.originalVersion {
+                return (copy.original, copy.originalVersion)
+            }
+            return (register, unitVersion(register))
+        }
+        for index in state.body.indices {
+            let instruction = state.body[index]
+            if instruction.isDebug { continue }
+            if instruction.isLabel {
+                available.removeAll(keepingCapacity: true)
+                copies.removeAll(keepingCapacity: true)
+                continue
+            }
+            var key: Key?
+            switch instruction.opcode.shape {
+            case .unary, .binary, .ternary:
+                guard instruction.opcode != .mov else { break }
+                let (b, c, d) = (canonical(instruction.b), canonical(instruction.c), canonical(instruction.d))
+                key = Key(opcode: instruction.opcode, b: b.register, c: c.register, d: d.register,
+                          bVersion: b.version, cVersion: c.version, dVersion: d.version,
+                          imm: instruction.imm, mode: instruction.mode)
+            default:
+                break
+            }
+            let destination = instruction.writes ?? -1
+            let destinationUnit = destination >= 0 ? state.registerUnit[destination] : -1
+            if let key, destination >= 0, !state.units[destinationUnit].isPrologue,
+               let earlier = available[key], earlier.register != destination,
+               unitVersion(earlier.register) == earlier.version {
+                state.body[index] = IRInstruction(opcode: .mov, a: destination, b: earlier.register,
+                                                  location: instruction.location)
+                rewritten += 1
+            }
+            let source = state.body[index].opcode == .mov ? canonical(state.body[index].b) : nil
+            if destinationUnit >= 0 { version[destinationUnit] += 1 }
+            if let source, source.register >= 0, source.register != destination {
+                copies[destination] = (source.register, source.version, version[destinationUnit])
+            }
+            if let key, destination >= 0, !state.units[destinationUnit].isPrologue {
+                // Keep the earliest result while it holds: later copies point at it.
+                if let earlier = available[key], unitVersion(earlier.register) == earlier.version {} else {
+                    available[key] = (destination, version[destinationUnit])
+                }
+            }
+            switch instruction.opcode.shape {
+            case .none, .jump:          // `ret`, `jmp`: what follows is only a jump target
+                available.removeAll(keepingCapacity: true)
+                copies.removeAll(keepingCapacity: true)
+            default: break
+            }
+        }
+        return rewritten
+    }
+}
