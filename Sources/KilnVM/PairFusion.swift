@@ -20,6 +20,10 @@ enum FusedPair: UInt8 {
     case addAdd, addSub, addSubFrom, addMul
     case subAdd, subSub, subSubFrom, subMul
     case mulAdd, mulSub, mulSubFrom, mulMul
+    /// `clamp(x, lo, hi)` and `smoothstep`'s saturation: `min(max(x, lo), hi)` (and the
+    /// other way round), `t` the left operand of the second (`fmin`/`fmax` choose between
+    /// ±0 and skip NaN by operand order, so only that order fuses).
+    case maxMin, minMax
 
     /// The first instruction's operation, as the row of the table.
     private static let firsts: [Opcode] = [.fadd, .fsub, .fmul]
@@ -28,6 +32,11 @@ enum FusedPair: UInt8 {
     /// `t` is `second`'s left operand. `t + s` and `s + t` are the same sum (IEEE addition
     /// and multiplication commute), so only subtraction has two orders.
     init?(first: Opcode, second: Opcode, tFirst: Bool) {
+        switch (first, second, tFirst) {
+        case (.fmax, .fmin, true): self = .maxMin; return
+        case (.fmin, .fmax, true): self = .minMax; return
+        default: break
+        }
         guard let row = Self.firsts.firstIndex(of: first) else { return nil }
         let column: UInt8
         switch second {

@@ -57,6 +57,33 @@ import Testing
         }
     }
 
+    /// `clamp` fuses its `fmax` and `fmin`: the fused lane loop must keep their rules on
+    /// NaN (the other operand), ±0 (the order decides: `1 / x` shows the sign) and ±∞ —
+    /// `v` below is all of those across the frame (0/0, ±x/0, −0).
+    @Test func clampsKeepTheirRulesOnSpecialValues() throws {
+        let source = """
+        #include <metal_stdlib>
+        using namespace metal;
+        [[ stitchable ]] half4 edges(float2 position, half4 color, float time) {
+            float num = floor(position.x - 20.0) * (position.y < 12.0 ? 0.0 : 1.0);
+            float v = num / floor(position.y - 12.0);            // NaN, ±∞, ±0 and ordinary values
+            float a = clamp(v, -0.0, 0.0);                          // −0 against +0: the order decides
+            float b = clamp(v, -2.5, 3.5);
+            float c = min(max(v, 0.0), -0.0);
+            float d = max(min(v * 0.5, 1.0), -1.0);
+            return half4(fract(1.0 / a * 0.001), fract(b), fract(1.0 / c * 0.001), d * 0.5 + 0.5);
+        }
+        """
+        let library = try compile(source, name: "edges.metal")
+        let request = RenderRequest(library: library, functionName: "edges", width: 48, height: 24,
+                                    content: BuiltinContent.make("rainbow", width: 48, height: 24), time: 0)
+        let (fused, apart) = try renderBothWays(request, \.pairFusion)
+        #expect(!fused.isConstant)
+        let same = fused.bytes == apart.bytes
+        #expect(same, "\(ImageDifference(fused, apart).maxAbs) levels apart")
+        #expect(Self.fusedPairs(library, "edges") >= 4)
+    }
+
     /// Intermediates that stay live: read in the next iteration before being written
     /// (`carried`), read in another block (`kept`), an output (`t` in `.g`), read by the
     /// next batch (none can be: the body writes no prologue register). Every pair whose

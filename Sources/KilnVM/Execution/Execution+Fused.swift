@@ -1,7 +1,7 @@
 import KilnBytecode
 
 /// Fused pairs (`FusedPair`): `z := (x ⊙ y) ⊕ s` in one lane loop, the intermediate kept in
-/// a vector register. Each operation is a separate binary32 operation rounded on its own
+/// a vector register (arithmetic pairs, and `fmax`/`fmin` pairs: a clamp). Each operation is a separate binary32 operation rounded on its own
 /// (Swift does not contract `x * y + s` into a fused multiply-add), so the bits are those
 /// of the two instructions run one after the other.
 extension Execution {
@@ -22,6 +22,18 @@ extension Execution {
     }
     enum Mul: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { p * q }
+    }
+    /// `fmax`'s rule (`KilnMath.maximum`) on eight lanes: `p` where `p > q` or `q` is NaN.
+    enum Max: PairOperation {
+        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> {
+            q.replacing(with: p, where: (p .> q) .| (q .!= q))
+        }
+    }
+    /// `fmin`'s rule (`KilnMath.minimum`) on eight lanes: `p` where `p < q` or `q` is NaN.
+    enum Min: PairOperation {
+        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> {
+            q.replacing(with: p, where: (p .< q) .| (q .!= q))
+        }
     }
 
     /// The pair's lane loop: `R[a] := Second(First(R[b], R[c]), R[d])`, eight lanes at a
@@ -65,6 +77,8 @@ extension Execution {
         case FusedPair.mulSub.rawValue: pair(m, i, Mul.self, Sub.self)
         case FusedPair.mulSubFrom.rawValue: pair(m, i, Mul.self, SubFrom.self)
         case FusedPair.mulMul.rawValue: pair(m, i, Mul.self, Mul.self)
+        case FusedPair.maxMin.rawValue: pair(m, i, Max.self, Min.self)
+        case FusedPair.minMax.rawValue: pair(m, i, Min.self, Max.self)
         default: break
         }
     }
