@@ -17,20 +17,22 @@ import KilnBytecode
 /// and is skipped, so instruction indexes (budget errors, line tables) do not move.
 enum FusedPair: UInt8 {
     case none = 0
-    case addAdd, addSub, addSubFrom, addMul
-    case subAdd, subSub, subSubFrom, subMul
-    case mulAdd, mulSub, mulSubFrom, mulMul
+    case addAdd, addSub, addSubFrom, addMul, addDiv
+    case subAdd, subSub, subSubFrom, subMul, subDiv
+    case mulAdd, mulSub, mulSubFrom, mulMul, mulDiv
+    case divAdd, divSub, divSubFrom, divMul, divDiv
     /// `clamp(x, lo, hi)` and `smoothstep`'s saturation: `min(max(x, lo), hi)` (and the
     /// other way round), `t` the left operand of the second (`fmin`/`fmax` choose between
     /// ±0 and skip NaN by operand order, so only that order fuses).
     case maxMin, minMax
 
     /// The first instruction's operation, as the row of the table.
-    private static let firsts: [Opcode] = [.fadd, .fsub, .fmul]
+    private static let firsts: [Opcode] = [.fadd, .fsub, .fmul, .fdiv]
 
     /// The pair `first` (writing `t`) then `second`, if the two fuse; `tFirst` says whether
     /// `t` is `second`'s left operand. `t + s` and `s + t` are the same sum (IEEE addition
-    /// and multiplication commute), so only subtraction has two orders.
+    /// and multiplication commute), so only subtraction has two orders; division fuses as
+    /// `t / s` only (`s / t` is rare: a reciprocal is one instruction).
     init?(first: Opcode, second: Opcode, tFirst: Bool) {
         switch (first, second, tFirst) {
         case (.fmax, .fmin, true): self = .maxMin; return
@@ -43,9 +45,10 @@ enum FusedPair: UInt8 {
         case .fadd: column = 0
         case .fsub: column = tFirst ? 1 : 2
         case .fmul: column = 3
+        case .fdiv where tFirst: column = 4
         default: return nil
         }
-        self.init(rawValue: 1 + UInt8(row) * 4 + column)
+        self.init(rawValue: 1 + UInt8(row) * 5 + column)
     }
 }
 

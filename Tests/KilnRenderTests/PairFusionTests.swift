@@ -59,7 +59,8 @@ import Testing
 
     /// `clamp` fuses its `fmax` and `fmin`: the fused lane loop must keep their rules on
     /// NaN (the other operand), ±0 (the order decides: `1 / x` shows the sign) and ±∞ —
-    /// `v` below is all of those across the frame (0/0, ±x/0, −0).
+    /// `v` below is all of those across the frame (0/0, ±x/0, −0). Divisions fuse with
+    /// their neighbours too (`(v − 0.5) / w`, `v / 3 + 0.25`).
     @Test func clampsKeepTheirRulesOnSpecialValues() throws {
         let source = """
         #include <metal_stdlib>
@@ -71,7 +72,8 @@ import Testing
             float b = clamp(v, -2.5, 3.5);
             float c = min(max(v, 0.0), -0.0);
             float d = max(min(v * 0.5, 1.0), -1.0);
-            return half4(fract(1.0 / a * 0.001), fract(b), fract(1.0 / c * 0.001), d * 0.5 + 0.5);
+            float e = fract((v - 0.5) / (position.x - 24.0)) + fract(v / 3.0 + 0.25);   // division pairs
+            return half4(fract(1.0 / a * 0.001), fract(b), fract(1.0 / c * 0.001), d * 0.25 + 0.5 + e * 0.1);
         }
         """
         let library = try compile(source, name: "edges.metal")

@@ -23,6 +23,9 @@ extension Execution {
     enum Mul: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { p * q }
     }
+    enum Div: PairOperation {
+        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { p / q }
+    }
     /// `fmax`'s rule (`KilnMath.maximum`) on eight lanes: `p` where `p > q` or `q` is NaN.
     enum Max: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> {
@@ -58,7 +61,7 @@ extension Execution {
     /// Runs a fused instruction (`PreparedInstruction.fusion` ≠ 0) over all lanes; the
     /// executor then skips the second instruction of the pair.
     ///
-    /// Out of line, like `scalarStep`: twelve more lane loops inlined into the hot loop
+    /// Out of line, like `scalarStep`: inlined into the hot loop, the first twelve lane loops
     /// pushed it past the optimizer's budget, and it outlined the whole opcode `switch`
     /// instead (a call with a runtime lane count on every instruction: fbm 46 → 66–75 ms).
     @inline(never) static func fusedStep(_ m: Machine, _ instruction: UnsafePointer<PreparedInstruction>) {
@@ -69,14 +72,22 @@ extension Execution {
         case FusedPair.addSub.rawValue: pair(m, i, Add.self, Sub.self)
         case FusedPair.addSubFrom.rawValue: pair(m, i, Add.self, SubFrom.self)
         case FusedPair.addMul.rawValue: pair(m, i, Add.self, Mul.self)
+        case FusedPair.addDiv.rawValue: pair(m, i, Add.self, Div.self)
         case FusedPair.subAdd.rawValue: pair(m, i, Sub.self, Add.self)
         case FusedPair.subSub.rawValue: pair(m, i, Sub.self, Sub.self)
         case FusedPair.subSubFrom.rawValue: pair(m, i, Sub.self, SubFrom.self)
         case FusedPair.subMul.rawValue: pair(m, i, Sub.self, Mul.self)
+        case FusedPair.subDiv.rawValue: pair(m, i, Sub.self, Div.self)
         case FusedPair.mulAdd.rawValue: pair(m, i, Mul.self, Add.self)
         case FusedPair.mulSub.rawValue: pair(m, i, Mul.self, Sub.self)
         case FusedPair.mulSubFrom.rawValue: pair(m, i, Mul.self, SubFrom.self)
         case FusedPair.mulMul.rawValue: pair(m, i, Mul.self, Mul.self)
+        case FusedPair.mulDiv.rawValue: pair(m, i, Mul.self, Div.self)
+        case FusedPair.divAdd.rawValue: pair(m, i, Div.self, Add.self)
+        case FusedPair.divSub.rawValue: pair(m, i, Div.self, Sub.self)
+        case FusedPair.divSubFrom.rawValue: pair(m, i, Div.self, SubFrom.self)
+        case FusedPair.divMul.rawValue: pair(m, i, Div.self, Mul.self)
+        case FusedPair.divDiv.rawValue: pair(m, i, Div.self, Div.self)
         case FusedPair.maxMin.rawValue: pair(m, i, Max.self, Min.self)
         case FusedPair.minMax.rawValue: pair(m, i, Min.self, Max.self)
         default: break
