@@ -25,6 +25,9 @@ enum FusedPair: UInt8 {
     /// other way round), `t` the left operand of the second (`fmin`/`fmax` choose between
     /// ±0 and skip NaN by operand order, so only that order fuses).
     case maxMin, minMax
+    /// `fract(t)` of a sum, difference or product: every hash (`fract(p · k)`,
+    /// `fract(sin(x) · 43758.5453)`), the second instruction unary.
+    case addFract, subFract, mulFract
 
     /// The first instruction's operation, as the row of the table.
     private static let firsts: [Opcode] = [.fadd, .fsub, .fmul, .fdiv]
@@ -37,6 +40,9 @@ enum FusedPair: UInt8 {
         switch (first, second, tFirst) {
         case (.fmax, .fmin, true): self = .maxMin; return
         case (.fmin, .fmax, true): self = .minMax; return
+        case (.fadd, .ffract, true): self = .addFract; return
+        case (.fsub, .ffract, true): self = .subFract; return
+        case (.fmul, .ffract, true): self = .mulFract; return
         default: break
         }
         guard let row = Self.firsts.firstIndex(of: first) else { return nil }
@@ -71,12 +77,22 @@ enum PairFusion {
         var candidates = Array(repeating: FusedPair.none, count: code.count)
         for i in 0..<(code.count - 1) where !blocks.startsBlock[i + 1] && !body[i].isScalar && !body[i + 1].isScalar {
             let first = code[i], second = code[i + 1]
-            guard first.opcode.shape == .binary, second.opcode.shape == .binary else { continue }
+            guard first.opcode.shape == .binary else { continue }
             let t = first.a
-            guard (second.b == t) != (second.c == t),
-                  let pair = FusedPair(first: first.opcode, second: second.opcode, tFirst: second.b == t)
-            else { continue }
-            candidates[i] = pair
+            switch second.opcode.shape {
+            case .binary:
+                guard (second.b == t) != (second.c == t),
+                      let pair = FusedPair(first: first.opcode, second: second.opcode, tFirst: second.b == t)
+                else { continue }
+                candidates[i] = pair
+            case .unary:
+                // `c` of a unary instruction is no operand (often register 0): only `b` counts.
+                guard second.b == t, let pair = FusedPair(first: first.opcode, second: second.opcode, tFirst: true)
+                else { continue }
+                candidates[i] = pair
+            default:
+                continue
+            }
         }
         guard candidates.contains(where: { $0 != .none }),
               let deadAfter = deadAfterSecond(of: candidates, code: code, blocks: blocks, function: function)
@@ -89,7 +105,7 @@ enum PairFusion {
             let first = body[i], second = body[i + 1]
             body[i].fusion = pair.rawValue
             body[i].a = second.a
-            body[i].d = second.b == first.a ? second.c : second.b
+            body[i].d = second.opcode.shape == .unary ? 0 : second.b == first.a ? second.c : second.b
             body[i].cost = first.cost &+ second.cost
             fused += 1
             i += 2

@@ -39,6 +39,28 @@ extension Execution {
         }
     }
 
+    /// `ffract` on eight lanes: `KilnMath.fract`'s `x − ⌊x⌋`, at most the largest float
+    /// below 1. IEEE floor is unique for every non-NaN value (KilnMath's keeps −0 too), and a
+    /// NaN `x` makes the difference `x` either way, so the bits are the unfused step's.
+    enum Fract {
+        @inline(__always) static func apply(_ p: SIMD8<Float>) -> SIMD8<Float> {
+            let f = p - p.rounded(.down)
+            let largestBelowOne = SIMD8<Float>(repeating: 0x1.fffffep-1)
+            return f.replacing(with: largestBelowOne, where: f .> largestBelowOne)
+        }
+    }
+
+    /// A binary operation followed by `ffract` of its result: `R[a] := fract(First(R[b], R[c]))`.
+    @inline(__always) static func fractPair<First: PairOperation>(_ m: Machine, _ i: PreparedInstruction, _: First.Type) {
+        let z = UnsafeMutableRawPointer(m[i.a]), x = UnsafeRawPointer(m[i.b]), y = UnsafeRawPointer(m[i.c])
+        let group = MemoryLayout<SIMD8<Float>>.stride
+        for offset in stride(from: 0, to: laneCount * 4, by: group) {
+            let t = First.apply(x.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self),
+                                y.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self))
+            z.storeBytes(of: Fract.apply(t), toByteOffset: offset, as: SIMD8<Float>.self)
+        }
+    }
+
     /// The pair's lane loop: `R[a] := Second(First(R[b], R[c]), R[d])`, eight lanes at a
     /// time. The destination may be any of the operands (`acc = acc + x * y` is common);
     /// each group of eight is loaded before it is stored, so that is safe without the
@@ -90,6 +112,9 @@ extension Execution {
         case FusedPair.divDiv.rawValue: pair(m, i, Div.self, Div.self)
         case FusedPair.maxMin.rawValue: pair(m, i, Max.self, Min.self)
         case FusedPair.minMax.rawValue: pair(m, i, Min.self, Max.self)
+        case FusedPair.addFract.rawValue: fractPair(m, i, Add.self)
+        case FusedPair.subFract.rawValue: fractPair(m, i, Sub.self)
+        case FusedPair.mulFract.rawValue: fractPair(m, i, Mul.self)
         default: break
         }
     }
