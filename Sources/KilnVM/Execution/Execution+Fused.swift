@@ -1,7 +1,8 @@
 import KilnBytecode
 
 /// Fused pairs (`FusedPair`): `z := (x ⊙ y) ⊕ s` in one lane loop, the intermediate kept in
-/// a vector register (arithmetic pairs, and `fmax`/`fmin` pairs: a clamp). Each operation is a separate binary32 operation rounded on its own
+/// a vector register (arithmetic pairs, `fmax`/`fmin` clamps, and `fract` of a result,
+/// whose `s` is unused). Each operation is a separate binary32 operation rounded on its own
 /// (Swift does not contract `x * y + s` into a fused multiply-add), so the bits are those
 /// of the two instructions run one after the other.
 extension Execution {
@@ -39,25 +40,16 @@ extension Execution {
         }
     }
 
-    /// `ffract` on eight lanes: `KilnMath.fract`'s `x − ⌊x⌋`, at most the largest float
-    /// below 1. IEEE floor is unique for every non-NaN value (KilnMath's keeps −0 too), and a
-    /// NaN `x` makes the difference `x` either way, so the bits are the unfused step's.
-    enum Fract {
-        @inline(__always) static func apply(_ p: SIMD8<Float>) -> SIMD8<Float> {
+    /// `ffract` of the first result, on eight lanes (the second operand, register 0 of a
+    /// unary second instruction, is ignored): `KilnMath.fract`'s `x − ⌊x⌋`, at most
+    /// `KilnMath.largestBelowOne`. IEEE floor is unique for every non-NaN value (KilnMath's
+    /// keeps −0 too), and a NaN `x` makes the difference `x` either way, so the bits are the
+    /// unfused step's.
+    enum Fract: PairOperation {
+        @inline(__always) static func apply(_ p: SIMD8<Float>, _: SIMD8<Float>) -> SIMD8<Float> {
             let f = p - p.rounded(.down)
-            let largestBelowOne = SIMD8<Float>(repeating: 0x1.fffffep-1)
+            let largestBelowOne = SIMD8<Float>(repeating: KilnMath.largestBelowOne)
             return f.replacing(with: largestBelowOne, where: f .> largestBelowOne)
-        }
-    }
-
-    /// A binary operation followed by `ffract` of its result: `R[a] := fract(First(R[b], R[c]))`.
-    @inline(__always) static func fractPair<First: PairOperation>(_ m: Machine, _ i: PreparedInstruction, _: First.Type) {
-        let z = UnsafeMutableRawPointer(m[i.a]), x = UnsafeRawPointer(m[i.b]), y = UnsafeRawPointer(m[i.c])
-        let group = MemoryLayout<SIMD8<Float>>.stride
-        for offset in stride(from: 0, to: laneCount * 4, by: group) {
-            let t = First.apply(x.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self),
-                                y.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self))
-            z.storeBytes(of: Fract.apply(t), toByteOffset: offset, as: SIMD8<Float>.self)
         }
     }
 
@@ -112,9 +104,9 @@ extension Execution {
         case FusedPair.divDiv.rawValue: pair(m, i, Div.self, Div.self)
         case FusedPair.maxMin.rawValue: pair(m, i, Max.self, Min.self)
         case FusedPair.minMax.rawValue: pair(m, i, Min.self, Max.self)
-        case FusedPair.addFract.rawValue: fractPair(m, i, Add.self)
-        case FusedPair.subFract.rawValue: fractPair(m, i, Sub.self)
-        case FusedPair.mulFract.rawValue: fractPair(m, i, Mul.self)
+        case FusedPair.addFract.rawValue: pair(m, i, Add.self, Fract.self)
+        case FusedPair.subFract.rawValue: pair(m, i, Sub.self, Fract.self)
+        case FusedPair.mulFract.rawValue: pair(m, i, Mul.self, Fract.self)
         default: break
         }
     }

@@ -48,9 +48,12 @@ enum KilnMath {
 
     /// `min(x − ⌊x⌋, 0x1.fffffep-1)`: never reaches 1 (x slightly below 0 would give 1 − tiny
     /// rounded to 1). NaN and ±∞ give NaN.
+    /// The largest binary32 below 1: `fract`'s ceiling (`x − ⌊x⌋` rounds up to 1 for tiny
+    /// negative `x`).
+    @inline(__always) static var largestBelowOne: Float { 0x1.fffffep-1 }
+
     @inline(__always) static func fract(_ x: Float) -> Float {
         let f = x - floor(x)
-        let largestBelowOne: Float = 0x1.fffffep-1
         return f > largestBelowOne ? largestBelowOne : f
     }
 
