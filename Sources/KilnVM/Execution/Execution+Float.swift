@@ -6,22 +6,22 @@ extension Execution {
     @inline(__always) static func f(_ bits: UInt32) -> Float { Float(bitPattern: bits) }
 
     @inline(__always) static func fadd(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount { return floatGroups(m, i) { $0 + $1 } }
+        if n == laneCount { return groups(m, i, of: Float.self) { $0 + $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = (f(b[l]) + f(c[l])).bitPattern }
     }
     @inline(__always) static func fsub(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount { return floatGroups(m, i) { $0 - $1 } }
+        if n == laneCount { return groups(m, i, of: Float.self) { $0 - $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = (f(b[l]) - f(c[l])).bitPattern }
     }
     @inline(__always) static func fmul(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount { return floatGroups(m, i) { $0 * $1 } }
+        if n == laneCount { return groups(m, i, of: Float.self) { $0 * $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = (f(b[l]) * f(c[l])).bitPattern }
     }
     @inline(__always) static func fdiv(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount { return floatGroups(m, i) { $0 / $1 } }
+        if n == laneCount { return groups(m, i, of: Float.self) { $0 / $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = (f(b[l]) / f(c[l])).bitPattern }
     }
@@ -30,22 +30,27 @@ extension Execution {
         for l in 0..<n { a[l] = KilnMath.fma(f(b[l]), f(c[l]), f(d[l])).bitPattern }
     }
     @inline(__always) static func fneg(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: UInt32.self) { $0 ^ 0x8000_0000 } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = b[l] ^ 0x8000_0000 }
     }
     @inline(__always) static func fabs(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: UInt32.self) { $0 & 0x7FFF_FFFF } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = b[l] & 0x7FFF_FFFF }
     }
     @inline(__always) static func fmin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: Float.self, minimum) }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = KilnMath.minimum(f(b[l]), f(c[l])).bitPattern }
     }
     @inline(__always) static func fmax(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: Float.self, maximum) }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = KilnMath.maximum(f(b[l]), f(c[l])).bitPattern }
     }
     @inline(__always) static func ffloor(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Float.self, floor) }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.floor(f(b[l])).bitPattern }
     }
@@ -66,6 +71,7 @@ extension Execution {
         for l in 0..<n { a[l] = KilnMath.rint(f(b[l])).bitPattern }
     }
     @inline(__always) static func ffract(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Float.self) { Fract.apply($0, $0) } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.fract(f(b[l])).bitPattern }
     }
@@ -90,18 +96,22 @@ extension Execution {
         for l in 0..<n { a[l] = b[l] & 0x7FFF_FFFF == 0x7F80_0000 ? 1 : 0 }
     }
     @inline(__always) static func feq(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: Float.self) { ones(where: $0 .== $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = f(b[l]) == f(c[l]) ? 1 : 0 }
     }
     @inline(__always) static func fne(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: Float.self) { ones(where: $0 .!= $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = f(b[l]) != f(c[l]) ? 1 : 0 }
     }
     @inline(__always) static func flt(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: Float.self) { ones(where: $0 .< $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = f(b[l]) < f(c[l]) ? 1 : 0 }
     }
     @inline(__always) static func fle(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: Float.self) { ones(where: $0 .<= $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = f(b[l]) <= f(c[l]) ? 1 : 0 }
     }

@@ -30,13 +30,13 @@ extension Execution {
     /// `fmax`'s rule (`KilnMath.maximum`) on eight lanes: `p` where `p > q` or `q` is NaN.
     enum Max: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> {
-            q.replacing(with: p, where: (p .> q) .| (q .!= q))
+            Execution.maximum(p, q)
         }
     }
     /// `fmin`'s rule (`KilnMath.minimum`) on eight lanes: `p` where `p < q` or `q` is NaN.
     enum Min: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> {
-            q.replacing(with: p, where: (p .< q) .| (q .!= q))
+            Execution.minimum(p, q)
         }
     }
 

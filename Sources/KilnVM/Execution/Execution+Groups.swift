@@ -17,15 +17,56 @@ extension Execution {
     /// The bytes between groups.
     @inline(__always) static var groupStride: Int { MemoryLayout<FloatGroup>.stride }
 
-    /// `R[a] := op(R[b], R[c])` on every lane, read and written as binary32.
-    @inline(__always) static func floatGroups(_ m: Machine, _ i: PreparedInstruction,
-                                              _ op: (FloatGroup, FloatGroup) -> FloatGroup) {
+    /// `R[a] := op(R[b], R[c])` on every lane, the operands read as `Operand` (binary32,
+    /// `Int32` or `UInt32`: the same bits), the result written as whatever `op` returns.
+    @inline(__always) static func groups<Operand: SIMDScalar, Result: SIMDScalar>(
+        _ m: Machine, _ i: PreparedInstruction, of _: Operand.Type,
+        _ op: (SIMD8<Operand>, SIMD8<Operand>) -> SIMD8<Result>
+    ) {
         let a = UnsafeMutableRawPointer(m[i.a]), b = UnsafeRawPointer(m[i.b]), c = UnsafeRawPointer(m[i.c])
         for offset in stride(from: 0, to: laneCount * 4, by: groupStride) {
-            let result = op(b.loadUnaligned(fromByteOffset: offset, as: FloatGroup.self),
-                            c.loadUnaligned(fromByteOffset: offset, as: FloatGroup.self))
-            a.storeBytes(of: result, toByteOffset: offset, as: FloatGroup.self)
+            let result = op(b.loadUnaligned(fromByteOffset: offset, as: SIMD8<Operand>.self),
+                            c.loadUnaligned(fromByteOffset: offset, as: SIMD8<Operand>.self))
+            a.storeBytes(of: result, toByteOffset: offset, as: SIMD8<Result>.self)
         }
+    }
+
+    /// `R[a] := op(R[b])` on every lane, the operand read as `Operand`.
+    @inline(__always) static func unaryGroups<Operand: SIMDScalar, Result: SIMDScalar>(
+        _ m: Machine, _ i: PreparedInstruction, of _: Operand.Type, _ op: (SIMD8<Operand>) -> SIMD8<Result>
+    ) {
+        let a = UnsafeMutableRawPointer(m[i.a]), b = UnsafeRawPointer(m[i.b])
+        for offset in stride(from: 0, to: laneCount * 4, by: groupStride) {
+            a.storeBytes(of: op(b.loadUnaligned(fromByteOffset: offset, as: SIMD8<Operand>.self)),
+                         toByteOffset: offset, as: SIMD8<Result>.self)
+        }
+    }
+
+    /// A comparison's result: 1 where `holds`, else 0.
+    @inline(__always) static func ones(where holds: SIMDMask<SIMD8<Int32>>) -> WordGroup {
+        WordGroup(repeating: 0).replacing(with: 1, where: holds)
+    }
+
+    /// 1 where a lane is non-zero, else 0: `v | −v` has its top bit set exactly when `v ≠ 0`
+    /// (the standard library's `.!=` on `SIMD8<UInt32>` builds its mask lane by lane).
+    @inline(__always) static func nonZero(_ v: WordGroup) -> WordGroup {
+        (v | (0 &- v)) &>> 31
+    }
+
+    /// IEEE `floor` on eight lanes with `KilnMath.floor`'s bits: a NaN comes back unchanged
+    /// (the rounding instruction would quiet a signalling one; `KilnMath.floor` passes it).
+    @inline(__always) static func floor(_ p: FloatGroup) -> FloatGroup {
+        p.rounded(.down).replacing(with: p, where: p .!= p)
+    }
+
+    /// `fmax`'s rule (`KilnMath.maximum`) on eight lanes: `p` where `p > q` or `q` is NaN.
+    @inline(__always) static func maximum(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup {
+        q.replacing(with: p, where: (p .> q) .| (q .!= q))
+    }
+
+    /// `fmin`'s rule (`KilnMath.minimum`) on eight lanes: `p` where `p < q` or `q` is NaN.
+    @inline(__always) static func minimum(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup {
+        q.replacing(with: p, where: (p .< q) .| (q .!= q))
     }
 
     /// `R[a] := R[b] ≠ 0 ? R[c] : R[d]` on every lane.
@@ -33,10 +74,8 @@ extension Execution {
         let a = UnsafeMutableRawPointer(m[i.a]), b = UnsafeRawPointer(m[i.b])
         let c = UnsafeRawPointer(m[i.c]), d = UnsafeRawPointer(m[i.d])
         for offset in stride(from: 0, to: laneCount * 4, by: groupStride) {
-            // All ones where the condition is non-zero: `v | −v` has its top bit set exactly
-            // when `v ≠ 0`. (The standard library's `.!=` builds a `SIMDMask` lane by lane.)
-            let condition = b.loadUnaligned(fromByteOffset: offset, as: WordGroup.self)
-            let mask = 0 &- ((condition | (0 &- condition)) &>> 31)
+            // All ones where the condition is non-zero.
+            let mask = 0 &- nonZero(b.loadUnaligned(fromByteOffset: offset, as: WordGroup.self))
             let result = (c.loadUnaligned(fromByteOffset: offset, as: WordGroup.self) & mask)
                 | (d.loadUnaligned(fromByteOffset: offset, as: WordGroup.self) & ~mask)
             a.storeBytes(of: result, toByteOffset: offset, as: WordGroup.self)

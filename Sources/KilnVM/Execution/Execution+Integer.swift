@@ -7,10 +7,12 @@ extension Execution {
     @inline(__always) static func s(_ bits: UInt32) -> Int32 { Int32(bitPattern: bits) }
 
     @inline(__always) static func iadd(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { $0 &+ $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] &+ c[l] }
     }
     @inline(__always) static func isub(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { $0 &- $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] &- c[l] }
     }
@@ -76,22 +78,27 @@ extension Execution {
         for l in 0..<n { a[l] = b[l] > c[l] ? b[l] : c[l] }
     }
     @inline(__always) static func and(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { $0 & $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] & c[l] }
     }
     @inline(__always) static func or(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { $0 | $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] | c[l] }
     }
     @inline(__always) static func xor(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { $0 ^ $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] ^ c[l] }
     }
     @inline(__always) static func not(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: UInt32.self) { ~$0 } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = ~b[l] }
     }
     @inline(__always) static func lnot(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: UInt32.self) { nonZero($0) ^ 1 } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = b[l] == 0 ? 1 : 0 }
     }
@@ -108,26 +115,32 @@ extension Execution {
         for l in 0..<n { a[l] = b[l] &>> (c[l] & 31) }
     }
     @inline(__always) static func ieq(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { nonZero($0 ^ $1) ^ 1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] == c[l] ? 1 : 0 }
     }
     @inline(__always) static func ine(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { nonZero($0 ^ $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] != c[l] ? 1 : 0 }
     }
     @inline(__always) static func ilt(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: Int32.self) { ones(where: $0 .< $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = s(b[l]) < s(c[l]) ? 1 : 0 }
     }
     @inline(__always) static func ile(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: Int32.self) { ones(where: $0 .<= $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = s(b[l]) <= s(c[l]) ? 1 : 0 }
     }
     @inline(__always) static func ult(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { ones(where: $0 .< $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] < c[l] ? 1 : 0 }
     }
     @inline(__always) static func ule(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { ones(where: $0 .<= $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] <= c[l] ? 1 : 0 }
     }

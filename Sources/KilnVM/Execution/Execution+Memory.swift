@@ -5,6 +5,7 @@ import KilnBytecode
 /// lane: out of range reads 0 and writes nothing.
 extension Execution {
     @inline(__always) static func mov(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: UInt32.self) { $0 } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = b[l] }
     }

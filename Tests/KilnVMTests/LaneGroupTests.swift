@@ -1,0 +1,70 @@
+import Testing
+import KilnBytecode
+@testable import KilnVM
+
+/// The lane-wide steps of the common opcodes run eight lanes at a time as `SIMD8`
+/// (`Execution+Groups.swift`), the one-lane step of a uniform instruction runs the plain
+/// scalar loop. Both must give the same bits on every value — NaNs of either sign and
+/// kind, ±0, ±∞, subnormals, integers past 2²³, `Int32.min` — and whether or not the
+/// destination is also an operand (`mask &= c`, `x = floor(x)`): that is what the groups
+/// were written for.
+@Suite struct LaneGroupTests {
+    /// Interesting binary32 values and integer words, 64 lanes' worth with their negations.
+    static let specials: [UInt32] = {
+        let floats: [Float] = [0, 1, 0.5, 1.5, 2.5, 0.49999997, 0x1p-149, 0x1p-126, 0x1.fffffep-1,
+                               0x1p23 - 0.5, 0x1p23 + 1, 1e30, .greatestFiniteMagnitude, .infinity,
+                               3.25, 1e-9, 7]
+        var words = floats.flatMap { [$0.bitPattern, (-$0).bitPattern] }
+        words += [0x7FC0_0000, 0xFFC0_0000, 0x7F80_0001, 0xFFA0_0000,      // quiet and signalling NaNs
+                  0x7FFF_FFFF, 1, 2, 31, 32, 0xFFFF_FFFF, 0xFFFF_FFFE]
+        return words
+    }()
+
+    /// The opcodes with an eight-lane group form (unary ones ignore `c`).
+    static let grouped: [Opcode] = [
+        .mov, .fadd, .fsub, .fmul, .fdiv, .fneg, .fabs, .fmin, .fmax, .ffloor, .ffract,
+        .feq, .fne, .flt, .fle, .iadd, .isub, .and, .or, .xor, .not, .lnot,
+        .ieq, .ine, .ilt, .ile, .ult, .ule,
+    ]
+
+    /// Register file layout: r0 destination, r1 and r2 operands, r3 the one-lane scratch.
+    static func instruction(_ opcode: Opcode, a: UInt32, b: UInt32, c: UInt32) -> PreparedInstruction {
+        PreparedInstruction(opcode: opcode, mode: 0, a: a * UInt32(laneCount), b: b * UInt32(laneCount),
+                            c: c * UInt32(laneCount), d: 0, imm: 0)
+    }
+
+    @Test(arguments: grouped)
+    func groupsMatchTheOneLaneStep(_ opcode: Opcode) throws {
+        let program = TestProgram(registers: 6, body: [])
+        let executor = try program.run()
+        defer { withExtendedLifetime(executor) {} }
+        let machine = executor.machine
+        let lanes = { (register: UInt32) in machine.registers + Int(register) * laneCount }
+        let values = Self.specials
+        var mismatches: [String] = []
+        // Every ordered pair of special values, one lane each, batch after batch.
+        let pairs = values.flatMap { b in values.map { c in (b, c) } }
+        for start in stride(from: 0, to: pairs.count, by: laneCount) {
+            let batch = pairs[start..<min(start + laneCount, pairs.count)]
+            // Destinations: a fresh register, the first operand, the second operand.
+            for (destination, name) in [(UInt32(0), "r0"), (1, "in place of b"), (2, "in place of c")] {
+                for (l, (b, c)) in batch.enumerated() { lanes(1)[l] = b; lanes(2)[l] = c }
+                _ = Execution.step(machine, Self.instruction(opcode, a: destination, b: 1, c: 2))
+                let wide = Array(UnsafeBufferPointer(start: lanes(destination), count: batch.count))
+                for (l, (b, c)) in batch.enumerated() {
+                    // The reference: the same instruction on one lane, operands in r4 and r5.
+                    lanes(4)[0] = b; lanes(5)[0] = c
+                    let target: UInt32 = destination == 0 ? 3 : destination + 3
+                    _ = Execution.step(machine, Self.instruction(opcode, a: target, b: 4, c: 5), lanes: 1)
+                    let one = lanes(target)[0]
+                    if wide[l] != one, mismatches.count < 5 {
+                        mismatches.append("\(opcode) \(name): b \(hex(b)) c \(hex(c)) → eight lanes \(hex(wide[l])), one lane \(hex(one))")
+                    }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+    }
+
+    private func hex(_ word: UInt32) -> String { "0x" + String(word, radix: 16) }
+}
