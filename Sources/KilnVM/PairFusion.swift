@@ -17,10 +17,13 @@ import KilnBytecode
 /// and is skipped, so instruction indexes (budget errors, line tables) do not move.
 enum FusedPair: UInt8 {
     case none = 0
-    case addAdd, addSub, addSubFrom, addMul, addDiv
-    case subAdd, subSub, subSubFrom, subMul, subDiv
-    case mulAdd, mulSub, mulSubFrom, mulMul, mulDiv
-    case divAdd, divSub, divSubFrom, divMul, divDiv
+    /// `t ⊙ s` and, for every operation, `s ⊙ t` (`…To`, `…From`, `…Into`): a sum or product
+    /// has the same value either way round, but when both operands are NaN the result is the
+    /// left one's (x86), so each order keeps its own operand order.
+    case addAdd, addAddTo, addSub, addSubFrom, addMul, addMulInto, addDiv
+    case subAdd, subAddTo, subSub, subSubFrom, subMul, subMulInto, subDiv
+    case mulAdd, mulAddTo, mulSub, mulSubFrom, mulMul, mulMulInto, mulDiv
+    case divAdd, divAddTo, divSub, divSubFrom, divMul, divMulInto, divDiv
     /// `clamp(x, lo, hi)` and `smoothstep`'s saturation: `min(max(x, lo), hi)` (and the
     /// other way round), `t` the left operand of the second (`fmin`/`fmax` choose between
     /// ±0 and skip NaN by operand order, so only that order fuses).
@@ -33,9 +36,8 @@ enum FusedPair: UInt8 {
     private static let firsts: [Opcode] = [.fadd, .fsub, .fmul, .fdiv]
 
     /// The pair `first` (writing `t`) then `second`, if the two fuse; `tFirst` says whether
-    /// `t` is `second`'s left operand. `t + s` and `s + t` are the same sum (IEEE addition
-    /// and multiplication commute), so only subtraction has two orders; division fuses as
-    /// `t / s` only (`s / t` is rare: a reciprocal is one instruction).
+    /// `t` is `second`'s left operand. Division fuses as `t / s` only (`s / t` is rare: a
+    /// reciprocal is one instruction).
     init?(first: Opcode, second: Opcode, tFirst: Bool) {
         switch (first, second, tFirst) {
         case (.fmax, .fmin, true): self = .maxMin; return
@@ -48,13 +50,13 @@ enum FusedPair: UInt8 {
         guard let row = Self.firsts.firstIndex(of: first) else { return nil }
         let column: UInt8
         switch second {
-        case .fadd: column = 0
-        case .fsub: column = tFirst ? 1 : 2
-        case .fmul: column = 3
-        case .fdiv where tFirst: column = 4
+        case .fadd: column = tFirst ? 0 : 1
+        case .fsub: column = tFirst ? 2 : 3
+        case .fmul: column = tFirst ? 4 : 5
+        case .fdiv where tFirst: column = 6
         default: return nil
         }
-        self.init(rawValue: 1 + UInt8(row) * 5 + column)
+        self.init(rawValue: 1 + UInt8(row) * 7 + column)
     }
 }
 

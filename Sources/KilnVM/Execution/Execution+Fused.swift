@@ -17,9 +17,15 @@ extension Execution {
     enum Sub: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { p - q }
     }
-    /// Subtraction with the operands swapped: the second instruction computes `s − t`.
+    /// The second instruction with `t` on the right: `s + t`, `s − t`, `s · t`.
+    enum AddTo: PairOperation {
+        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { q + p }
+    }
     enum SubFrom: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { q - p }
+    }
+    enum MulInto: PairOperation {
+        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { q * p }
     }
     enum Mul: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { p * q }
@@ -83,24 +89,32 @@ extension Execution {
         // On the raw value: `FusedPair(rawValue:)` stayed a call, once per fused step.
         switch i.fusion {
         case FusedPair.addAdd.rawValue: pair(m, i, Add.self, Add.self)
+        case FusedPair.addAddTo.rawValue: pair(m, i, Add.self, AddTo.self)
         case FusedPair.addSub.rawValue: pair(m, i, Add.self, Sub.self)
         case FusedPair.addSubFrom.rawValue: pair(m, i, Add.self, SubFrom.self)
         case FusedPair.addMul.rawValue: pair(m, i, Add.self, Mul.self)
+        case FusedPair.addMulInto.rawValue: pair(m, i, Add.self, MulInto.self)
         case FusedPair.addDiv.rawValue: pair(m, i, Add.self, Div.self)
         case FusedPair.subAdd.rawValue: pair(m, i, Sub.self, Add.self)
+        case FusedPair.subAddTo.rawValue: pair(m, i, Sub.self, AddTo.self)
         case FusedPair.subSub.rawValue: pair(m, i, Sub.self, Sub.self)
         case FusedPair.subSubFrom.rawValue: pair(m, i, Sub.self, SubFrom.self)
         case FusedPair.subMul.rawValue: pair(m, i, Sub.self, Mul.self)
+        case FusedPair.subMulInto.rawValue: pair(m, i, Sub.self, MulInto.self)
         case FusedPair.subDiv.rawValue: pair(m, i, Sub.self, Div.self)
         case FusedPair.mulAdd.rawValue: pair(m, i, Mul.self, Add.self)
+        case FusedPair.mulAddTo.rawValue: pair(m, i, Mul.self, AddTo.self)
         case FusedPair.mulSub.rawValue: pair(m, i, Mul.self, Sub.self)
         case FusedPair.mulSubFrom.rawValue: pair(m, i, Mul.self, SubFrom.self)
         case FusedPair.mulMul.rawValue: pair(m, i, Mul.self, Mul.self)
+        case FusedPair.mulMulInto.rawValue: pair(m, i, Mul.self, MulInto.self)
         case FusedPair.mulDiv.rawValue: pair(m, i, Mul.self, Div.self)
         case FusedPair.divAdd.rawValue: pair(m, i, Div.self, Add.self)
+        case FusedPair.divAddTo.rawValue: pair(m, i, Div.self, AddTo.self)
         case FusedPair.divSub.rawValue: pair(m, i, Div.self, Sub.self)
         case FusedPair.divSubFrom.rawValue: pair(m, i, Div.self, SubFrom.self)
         case FusedPair.divMul.rawValue: pair(m, i, Div.self, Mul.self)
+        case FusedPair.divMulInto.rawValue: pair(m, i, Div.self, MulInto.self)
         case FusedPair.divDiv.rawValue: pair(m, i, Div.self, Div.self)
         case FusedPair.maxMin.rawValue: pair(m, i, Max.self, Min.self)
         case FusedPair.minMax.rawValue: pair(m, i, Min.self, Max.self)
