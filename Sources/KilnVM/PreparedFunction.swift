@@ -129,9 +129,10 @@ public final class PreparedFunction: @unchecked Sendable {
         let blocks = BasicBlocks(bodyCode[...], start: bodyRange.lowerBound)
         Self.markBroadcasts(&body, code: bodyCode, blocks: blocks, function: function)
         self.body = body
-        var runBody = body
-        fusedPairCount = pairFusion ? PairFusion.fuse(&runBody, code: bodyCode, blocks: blocks, function: function) : 0
-        Self.markScalarRuns(&runBody, code: bodyCode, blocks: blocks)
+        var runBody = body, runCode = bodyCode
+        if pairFusion { PairScheduling.schedule(&runBody, &runCode, blocks: blocks) }
+        fusedPairCount = pairFusion ? PairFusion.fuse(&runBody, code: runCode, blocks: blocks, function: function) : 0
+        Self.markScalarRuns(&runBody, code: runCode, blocks: blocks)
         self.runBody = runBody
         uniformInstructionCount = uniformity.uniformCount
         prologueStart = Int(function.prologue.lowerBound)

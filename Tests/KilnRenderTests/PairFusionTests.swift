@@ -1,7 +1,7 @@
 import Foundation
 import KilnBytecode
 import KilnRender
-import KilnVM
+@testable import KilnVM
 import Testing
 
 /// Running dependent float pairs as one step (`ExecutionLimits.pairFusion`, `PairFusion`)
@@ -84,6 +84,24 @@ import Testing
         let same = fused.bytes == apart.bytes
         #expect(same, "\(ImageDifference(fused, apart).maxAbs) levels apart")
         #expect(Self.fusedPairs(library, "edges") >= 4)
+    }
+
+    /// Vector arithmetic is lowered component by component — `p * 2.0 + offset` on a
+    /// `float2` is two `fmul`s, then two `fadd`s — and `PairScheduling` moves a consumer up
+    /// behind its producer where nothing in between touches their registers, so the pairs
+    /// fuse. On art_ink (three domain-warped fbms) and art_metaballs that is over a third
+    /// more pairs. (The pictures stay the same bytes: every example renders both ways above.)
+    @Test(arguments: ["shaders/art_ink.metal", "shaders/art_metaballs.metal"])
+    func consumersMoveUpToTheirProducers(_ file: String) throws {
+        let text = try String(contentsOf: Paths.repository.appendingPathComponent(file), encoding: .utf8)
+        let library = try compile(text, name: (file as NSString).lastPathComponent)
+        let function = try #require(library.functions.first)
+        let prepared = PreparedFunction(library: library, functionIndex: 0)
+        let code = Array(library.code[library.clampedRange(function.body)])
+        var unscheduled = prepared.body
+        let blocks = BasicBlocks(code[...], start: Int(function.body.lowerBound))
+        let without = PairFusion.fuse(&unscheduled, code: code, blocks: blocks, function: function)
+        #expect(prepared.fusedPairCount * 3 > without * 4, "\(prepared.fusedPairCount) pairs, \(without) unscheduled")
     }
 
     /// Intermediates that stay live: read in the next iteration before being written
