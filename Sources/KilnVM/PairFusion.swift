@@ -1,7 +1,7 @@
 import KilnBytecode
 
 /// Two dependent float instructions the executor runs as one step: `t := x ⊙ y` followed
-/// by `z := t ⊕ s` (or `s − t`), where `t` is dead afterwards.
+/// by `z := t ⊕ s` (or `s ⊕ t`), where `t` is dead afterwards.
 ///
 /// Why: an interpreter instruction is a pass over the 64 lanes in memory — load the
 /// operands, compute, store the result — plus a dispatch. In shader art most instructions
@@ -14,7 +14,8 @@ import KilnBytecode
 ///
 /// A fused instruction sits where the first one was, with `a` = `z`, `b`, `c` = the first
 /// one's operands, `d` = `s`, and the summed cost; the second instruction stays in place
-/// and is skipped, so instruction indexes (budget errors, line tables) do not move.
+/// and is skipped. (`PairScheduling` may first reorder instructions inside a block; block
+/// starts and the jumps that end blocks, which budget errors name, stay where they were.)
 enum FusedPair: UInt8 {
     case none = 0
     /// `t ⊙ s` and, for every operation, `s ⊙ t` (`…To`, `…From`, `…Into`): a sum or product

@@ -61,7 +61,8 @@ public final class PreparedFunction: @unchecked Sendable {
     let prologue: [PreparedInstruction]
     /// The body instruction for instruction, as the debugger and the cost heatmap step it.
     let body: [PreparedInstruction]
-    /// The body `Executor.run()` executes: `body` with its pairs fused (`PairFusion`).
+    /// The body `Executor.run()` executes: `body` with consumers moved up to their
+    /// producers inside blocks (`PairScheduling`) and its pairs fused (`PairFusion`).
     let runBody: [PreparedInstruction]
     /// Pairs fused in `runBody`.
     public let fusedPairCount: Int
@@ -130,8 +131,12 @@ public final class PreparedFunction: @unchecked Sendable {
         Self.markBroadcasts(&body, code: bodyCode, blocks: blocks, function: function)
         self.body = body
         var runBody = body, runCode = bodyCode
-        if pairFusion { PairScheduling.schedule(&runBody, &runCode, blocks: blocks) }
-        fusedPairCount = pairFusion ? PairFusion.fuse(&runBody, code: runCode, blocks: blocks, function: function) : 0
+        if pairFusion {
+            PairScheduling.schedule(&runBody, &runCode, blocks: blocks)
+            fusedPairCount = PairFusion.fuse(&runBody, code: runCode, blocks: blocks, function: function)
+        } else {
+            fusedPairCount = 0
+        }
         Self.markScalarRuns(&runBody, code: runCode, blocks: blocks)
         self.runBody = runBody
         uniformInstructionCount = uniformity.uniformCount

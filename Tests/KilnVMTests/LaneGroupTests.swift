@@ -27,7 +27,7 @@ import KilnBytecode
         .ieq, .ine, .ilt, .ile, .ult, .ule,
     ]
 
-    /// Register file layout: r0 destination, r1 and r2 operands, r3 the one-lane scratch.
+    /// An instruction on registers `a`, `b`, `c` (in the prepared form: lane offsets).
     static func instruction(_ opcode: Opcode, a: UInt32, b: UInt32, c: UInt32) -> PreparedInstruction {
         PreparedInstruction(opcode: opcode, mode: 0, a: a * UInt32(laneCount), b: b * UInt32(laneCount),
                             c: c * UInt32(laneCount), d: 0, imm: 0)
@@ -46,19 +46,21 @@ import KilnBytecode
         let pairs = values.flatMap { b in values.map { c in (b, c) } }
         for start in stride(from: 0, to: pairs.count, by: laneCount) {
             let batch = pairs[start..<min(start + laneCount, pairs.count)]
-            // Destinations: a fresh register, the first operand, the second operand.
-            for (destination, name) in [(UInt32(0), "r0"), (1, "in place of b"), (2, "in place of c")] {
-                for (l, (b, c)) in batch.enumerated() { lanes(1)[l] = b; lanes(2)[l] = c }
-                _ = Execution.step(machine, Self.instruction(opcode, a: destination, b: 1, c: 2))
-                let wide = Array(UnsafeBufferPointer(start: lanes(destination), count: batch.count))
-                for (l, (b, c)) in batch.enumerated() {
-                    // The reference: the same instruction on one lane, operands in r4 and r5.
-                    lanes(4)[0] = b; lanes(5)[0] = c
-                    let target: UInt32 = destination == 0 ? 3 : destination + 3
-                    _ = Execution.step(machine, Self.instruction(opcode, a: target, b: 4, c: 5), lanes: 1)
-                    let one = lanes(target)[0]
+            // A fresh destination, the destination in place of either operand, one register
+            // for both operands; the one-lane reference maps r0 → r3, r1 → r4, r2 → r5.
+            for (a, b, c, name) in [(UInt32(0), UInt32(1), UInt32(2), "r0"), (1, 1, 2, "in place of b"),
+                                    (2, 1, 2, "in place of c"), (0, 1, 1, "b = c")] {
+                for (l, (x, y)) in batch.enumerated() { lanes(1)[l] = x; lanes(2)[l] = y }
+                _ = Execution.step(machine, Self.instruction(opcode, a: a, b: b, c: c))
+                let wide = Array(UnsafeBufferPointer(start: lanes(a), count: batch.count))
+                let reference = { (r: UInt32) in r == 0 ? UInt32(3) : r + 3 }
+                for (l, (x, y)) in batch.enumerated() {
+                    lanes(4)[0] = x; lanes(5)[0] = y
+                    _ = Execution.step(machine, Self.instruction(opcode, a: reference(a), b: reference(b), c: reference(c)),
+                                       lanes: 1)
+                    let one = lanes(reference(a))[0]
                     if wide[l] != one, mismatches.count < 5 {
-                        mismatches.append("\(opcode) \(name): b \(hex(b)) c \(hex(c)) → eight lanes \(hex(wide[l])), one lane \(hex(one))")
+                        mismatches.append("\(opcode) \(name): b \(hex(x)) c \(hex(c == b ? x : y)) → eight lanes \(hex(wide[l])), one lane \(hex(one))")
                     }
                 }
             }
@@ -87,7 +89,8 @@ import KilnBytecode
 
     /// A fused step computes the bits of its two instructions run one lane at a time — NaN
     /// signs and payloads included, which no picture shows — on every pair of special
-    /// values, with a third operand cycling through them too.
+    /// values, with a third operand cycling through them too, whether the destination is
+    /// fresh or one of the operands.
     @Test(arguments: pairs.indices)
     func fusedPairsMatchTheirTwoSteps(_ index: Int) throws {
         let (kind, firstOpcode, secondOpcode, tFirst) = Self.pairs[index]
@@ -99,27 +102,29 @@ import KilnBytecode
         let values = Self.specials
         let operands = values.flatMap { x in values.map { y in (x, y) } }
         let unaryFirst = firstOpcode.shape == .unary, unarySecond = secondOpcode.shape == .unary
-        var fused = Self.instruction(firstOpcode, a: 0, b: 1, c: unaryFirst ? 1 : 2)
-        fused.fusion = kind.rawValue
-        fused.d = unarySecond ? 0 : 3 * UInt32(laneCount)
         var mismatches: [String] = []
-        for start in stride(from: 0, to: operands.count, by: laneCount) {
-            let batch = operands[start..<min(start + laneCount, operands.count)]
-            for (l, (x, y)) in batch.enumerated() {
-                lanes(1)[l] = x; lanes(2)[l] = y; lanes(3)[l] = values[(start + l * 7) % values.count]
-            }
-            withUnsafePointer(to: fused) { Execution.fusedStep(machine, $0) }
-            for l in batch.indices.map({ $0 - start }) {
-                // The reference: t into r4, then the second into r5, one lane each.
-                lanes(6)[0] = lanes(1)[l]; lanes(7)[0] = lanes(2)[l]; let s = lanes(3)[l]
-                _ = Execution.step(machine, Self.instruction(firstOpcode, a: 4, b: 6, c: 7), lanes: 1)
-                lanes(6)[0] = s
-                let second = tFirst ? Self.instruction(secondOpcode, a: 5, b: 4, c: 6)
-                                    : Self.instruction(secondOpcode, a: 5, b: 6, c: 4)
-                _ = Execution.step(machine, second, lanes: 1)
-                let wide = lanes(0)[l], one = lanes(5)[0]
-                if wide != one, mismatches.count < 5 {
-                    mismatches.append("\(kind): x \(hex(lanes(1)[l])) y \(hex(lanes(2)[l])) s \(hex(s)) → fused \(hex(wide)), apart \(hex(one))")
+        // The destination fresh (r0), in place of `x` (r1) or of `s` (r3): `acc = acc + x · y`.
+        for destination in [UInt32(0), 1, 3] {
+            var fused = Self.instruction(firstOpcode, a: destination, b: 1, c: unaryFirst ? 1 : 2)
+            fused.fusion = kind.rawValue
+            fused.d = unarySecond ? 0 : 3 * UInt32(laneCount)
+            for start in stride(from: 0, to: operands.count, by: laneCount) {
+                let batch = Array(operands[start..<min(start + laneCount, operands.count)])
+                let thirds = batch.indices.map { values[(start + $0 * 7) % values.count] }
+                for (l, (x, y)) in batch.enumerated() { lanes(1)[l] = x; lanes(2)[l] = y; lanes(3)[l] = thirds[l] }
+                withUnsafePointer(to: fused) { Execution.fusedStep(machine, $0) }
+                for (l, (x, y)) in batch.enumerated() {
+                    // The reference: t into r4, then the second into r5, one lane each.
+                    lanes(6)[0] = x; lanes(7)[0] = y
+                    _ = Execution.step(machine, Self.instruction(firstOpcode, a: 4, b: 6, c: 7), lanes: 1)
+                    lanes(6)[0] = thirds[l]
+                    let second = tFirst ? Self.instruction(secondOpcode, a: 5, b: 4, c: 6)
+                                        : Self.instruction(secondOpcode, a: 5, b: 6, c: 4)
+                    _ = Execution.step(machine, second, lanes: 1)
+                    let wide = lanes(destination)[l], one = lanes(5)[0]
+                    if wide != one, mismatches.count < 5 {
+                        mismatches.append("\(kind) into r\(destination): x \(hex(x)) y \(hex(y)) s \(hex(thirds[l])) → fused \(hex(wide)), apart \(hex(one))")
+                    }
                 }
             }
         }

@@ -43,12 +43,14 @@ import Testing
         for (index, head) in prepared.runBody.enumerated() where head.isScalar {
             let run = Int(head.scalarRun)
             longest = max(longest, run)
-            let members = prepared.body[index..<(index + run)]
+            // Runs are marked on `runBody`, whose order `PairScheduling` may change in a block.
+            let members = prepared.runBody[index..<(index + run)]
             #expect(members.allSatisfy { $0.isScalar })
             #expect(members.dropFirst().indices.allSatisfy { !starts.contains($0) }, "run at \(index) crosses a block start")
-            #expect(Int(head.cost) == members.reduce(0) { $0 + Int($1.cost) })
-            if index + run < prepared.body.count, !starts.contains(index + run) {
-                #expect(!prepared.body[index + run].isScalar, "run at \(index) stops early")
+            // (`runBody` carries the run's sum on each member: count each one's own cost.)
+            #expect(Int(head.cost) == members.reduce(0) { $0 + Int(PreparedFunction.scalarCost($1.opcode)) })
+            if index + run < prepared.runBody.count, !starts.contains(index + run) {
+                #expect(!prepared.runBody[index + run].isScalar, "run at \(index) stops early")
             }
         }
         #expect(longest >= 5)

@@ -40,17 +40,17 @@ extension Execution {
         for l in 0..<n { a[l] = b[l] & 0x7FFF_FFFF }
     }
     @inline(__always) static func fmin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount { return groups(m, i, of: Float.self, minimum) }
+        if n == laneCount { return groups(m, i, of: Float.self, minimumGroup) }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = KilnMath.minimum(f(b[l]), f(c[l])).bitPattern }
     }
     @inline(__always) static func fmax(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount { return groups(m, i, of: Float.self, maximum) }
+        if n == laneCount { return groups(m, i, of: Float.self, maximumGroup) }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = KilnMath.maximum(f(b[l]), f(c[l])).bitPattern }
     }
     @inline(__always) static func ffloor(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount { return unaryGroups(m, i, of: Float.self, floor) }
+        if n == laneCount { return unaryGroups(m, i, of: Float.self, floorGroup) }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.floor(f(b[l])).bitPattern }
     }
@@ -71,7 +71,7 @@ extension Execution {
         for l in 0..<n { a[l] = KilnMath.rint(f(b[l])).bitPattern }
     }
     @inline(__always) static func ffract(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount { return unaryGroups(m, i, of: Float.self) { Fract.apply($0, $0) } }
+        if n == laneCount { return unaryGroups(m, i, of: Float.self, fractGroup) }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.fract(f(b[l])).bitPattern }
     }

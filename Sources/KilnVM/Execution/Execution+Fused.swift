@@ -17,13 +17,16 @@ extension Execution {
     enum Sub: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { p - q }
     }
-    /// The second instruction with `t` on the right: `s + t`, `s − t`, `s · t`.
+    /// The second instruction with `t` on the right, `s + t`: the same value as `t + s`,
+    /// but with both operands NaN x86 returns the left one, so the order is kept.
     enum AddTo: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { q + p }
     }
+    /// `s − t`.
     enum SubFrom: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { q - p }
     }
+    /// `s · t` (the order kept, as for `AddTo`).
     enum MulInto: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { q * p }
     }
@@ -33,30 +36,23 @@ extension Execution {
     enum Div: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { p / q }
     }
-    /// `fmax`'s rule (`KilnMath.maximum`) on eight lanes: `p` where `p > q` or `q` is NaN.
+    /// `fmax` (`maximumGroup`).
     enum Max: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> {
-            Execution.maximum(p, q)
+            maximumGroup(p, q)
         }
     }
-    /// `fmin`'s rule (`KilnMath.minimum`) on eight lanes: `p` where `p < q` or `q` is NaN.
+    /// `fmin` (`minimumGroup`).
     enum Min: PairOperation {
         @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> {
-            Execution.minimum(p, q)
+            minimumGroup(p, q)
         }
     }
 
-    /// `ffract` of the first result, on eight lanes (the second operand, register 0 of a
-    /// unary second instruction, is ignored): `KilnMath.fract`'s `x − ⌊x⌋`, at most
-    /// `KilnMath.largestBelowOne`. IEEE floor is unique for every non-NaN value (KilnMath's
-    /// keeps −0 too), and a NaN `x` makes the difference `x` either way, so the bits are the
-    /// unfused step's.
+    /// `ffract` of the first result (`fractGroup`); the second operand, register 0 of a
+    /// unary second instruction, is ignored.
     enum Fract: PairOperation {
-        @inline(__always) static func apply(_ p: SIMD8<Float>, _: SIMD8<Float>) -> SIMD8<Float> {
-            let f = p - p.rounded(.down)
-            let largestBelowOne = SIMD8<Float>(repeating: KilnMath.largestBelowOne)
-            return f.replacing(with: largestBelowOne, where: f .> largestBelowOne)
-        }
+        @inline(__always) static func apply(_ p: SIMD8<Float>, _: SIMD8<Float>) -> SIMD8<Float> { fractGroup(p) }
     }
 
     /// The pair's lane loop: `R[a] := Second(First(R[b], R[c]), R[d])`, eight lanes at a

@@ -55,17 +55,27 @@ extension Execution {
 
     /// IEEE `floor` on eight lanes with `KilnMath.floor`'s bits: a NaN comes back unchanged
     /// (the rounding instruction would quiet a signalling one; `KilnMath.floor` passes it).
-    @inline(__always) static func floor(_ p: FloatGroup) -> FloatGroup {
+    /// `vroundps` on x86-64-v3; the portable build (no SSE4.1) calls libm's exact `floorf`.
+    @inline(__always) static func floorGroup(_ p: FloatGroup) -> FloatGroup {
         p.rounded(.down).replacing(with: p, where: p .!= p)
     }
 
+    /// `KilnMath.fract` on eight lanes: `x − ⌊x⌋`, at most `KilnMath.largestBelowOne`. IEEE
+    /// floor is unique for every non-NaN value (KilnMath's keeps −0 too), and a NaN `x` makes
+    /// the difference `x` either way, so the bits are the scalar step's.
+    @inline(__always) static func fractGroup(_ p: FloatGroup) -> FloatGroup {
+        let f = p - p.rounded(.down)
+        let largestBelowOne = FloatGroup(repeating: KilnMath.largestBelowOne)
+        return f.replacing(with: largestBelowOne, where: f .> largestBelowOne)
+    }
+
     /// `fmax`'s rule (`KilnMath.maximum`) on eight lanes: `p` where `p > q` or `q` is NaN.
-    @inline(__always) static func maximum(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup {
+    @inline(__always) static func maximumGroup(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup {
         q.replacing(with: p, where: (p .> q) .| (q .!= q))
     }
 
     /// `fmin`'s rule (`KilnMath.minimum`) on eight lanes: `p` where `p < q` or `q` is NaN.
-    @inline(__always) static func minimum(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup {
+    @inline(__always) static func minimumGroup(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup {
         q.replacing(with: p, where: (p .< q) .| (q .!= q))
     }
 
