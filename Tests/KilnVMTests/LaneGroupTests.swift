@@ -27,6 +27,17 @@ import KilnBytecode
         .ieq, .ine, .ilt, .ile, .ult, .ule,
     ]
 
+    /// Every ordered pair of `specials`.
+    static let specialPairs = specials.flatMap { x in specials.map { y in (x, y) } }
+
+    /// An executor of an empty program with `registers` registers to step instructions on
+    /// directly, and the lanes of a register (keep the executor alive while using them).
+    static func scratchMachine(registers: UInt16) throws -> (Executor, (UInt32) -> UnsafeMutablePointer<UInt32>) {
+        let executor = try TestProgram(registers: registers, body: []).run()
+        let base = executor.machine.registers
+        return (executor, { base + Int($0) * laneCount })
+    }
+
     /// An instruction on registers `a`, `b`, `c` (in the prepared form: lane offsets).
     static func instruction(_ opcode: Opcode, a: UInt32, b: UInt32, c: UInt32) -> PreparedInstruction {
         PreparedInstruction(opcode: opcode, mode: 0, a: a * UInt32(laneCount), b: b * UInt32(laneCount),
@@ -35,15 +46,12 @@ import KilnBytecode
 
     @Test(arguments: grouped)
     func groupsMatchTheOneLaneStep(_ opcode: Opcode) throws {
-        let program = TestProgram(registers: 6, body: [])
-        let executor = try program.run()
+        let (executor, lanes) = try Self.scratchMachine(registers: 6)
         defer { withExtendedLifetime(executor) {} }
         let machine = executor.machine
-        let lanes = { (register: UInt32) in machine.registers + Int(register) * laneCount }
-        let values = Self.specials
         var mismatches: [String] = []
         // Every ordered pair of special values, one lane each, batch after batch.
-        let pairs = values.flatMap { b in values.map { c in (b, c) } }
+        let pairs = Self.specialPairs
         for start in stride(from: 0, to: pairs.count, by: laneCount) {
             let batch = pairs[start..<min(start + laneCount, pairs.count)]
             // A fresh destination, the destination in place of either operand, one register
@@ -94,13 +102,11 @@ import KilnBytecode
     @Test(arguments: pairs.indices)
     func fusedPairsMatchTheirTwoSteps(_ index: Int) throws {
         let (kind, firstOpcode, secondOpcode, tFirst) = Self.pairs[index]
-        let program = TestProgram(registers: 8, body: [])
-        let executor = try program.run()
+        let (executor, lanes) = try Self.scratchMachine(registers: 8)
         defer { withExtendedLifetime(executor) {} }
         let machine = executor.machine
-        let lanes = { (register: UInt32) in machine.registers + Int(register) * laneCount }
         let values = Self.specials
-        let operands = values.flatMap { x in values.map { y in (x, y) } }
+        let operands = Self.specialPairs
         let unaryFirst = firstOpcode.shape == .unary, unarySecond = secondOpcode.shape == .unary
         var mismatches: [String] = []
         // The destination fresh (r0), in place of `x` (r1) or of `s` (r3): `acc = acc + x · y`.
