@@ -44,16 +44,36 @@ extension Execution {
     // MARK: fast (binary32) versions: plain `sin`, `cos`, `tan`, `exp`, `exp2`, `asin`, `acos`,
     // `atan`, `atan2`, `log`, `log2`, `log10`, `pow`, `sinh`, `cosh`, `tanh`
 
+    /// What a binary32 trig opcode's operand needs: its lanes all hold lane 0's bits, some
+    /// lane needs the large-argument path, or neither.
+    enum TrigOperand { case uniform, large, small }
+
+    /// `sameInAllLanes` and `anyLargeTrigArgument` in one loop: two max reductions over one
+    /// pass instead of two passes, each ending in its own horizontal reduction and branch —
+    /// in fbm those checks were a fifth of a sine's time (perf annotate). Same answers.
+    @inline(__always) static func classifyTrigOperand(_ b: UnsafeMutablePointer<UInt32>, _ n: Int) -> TrigOperand {
+        guard n == laneCount else { return anyLargeTrigArgument(b, n) ? .large : .small }
+        let first = b[0]
+        var difference: UInt32 = 0
+        var largest: Int32 = 0
+        for l in 0..<laneCount {
+            difference = max(difference, b[l] ^ first)
+            let magnitude = Int32(bitPattern: b[l] & 0x7FFF_FFFF)
+            largest = magnitude > largest ? magnitude : largest
+        }
+        if difference == 0 { return .uniform }
+        return largest >= Int32(bitPattern: KilnMath.fastReductionLimit.bitPattern) ? .large : .small
+    }
+
     /// A binary32 trig function over lanes: `small` (branch-free, vectorizes) when every
     /// lane is in the fast range, else `any` on every lane; once when all lanes agree.
     @inline(__always) static func fastTrig(_ m: Machine, _ i: PreparedInstruction, _ n: Int,
                                            _ small: (Float) -> Float, _ any: (Float) -> Float) {
         let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(any(f(b[0])), into: a); return }
-        if anyLargeTrigArgument(b, n) {
-            for l in 0..<n { a[l] = any(f(b[l])).bitPattern }
-        } else {
-            for l in 0..<n { a[l] = small(f(b[l])).bitPattern }
+        switch classifyTrigOperand(b, n) {
+        case .uniform: broadcast(any(f(b[0])), into: a)
+        case .large: for l in 0..<n { a[l] = any(f(b[l])).bitPattern }
+        case .small: for l in 0..<n { a[l] = small(f(b[l])).bitPattern }
         }
     }
     /// A function defined everywhere over lanes (binary32 exp, asin…, and the binary64
