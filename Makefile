@@ -166,10 +166,11 @@ bench-art: build
 	$(KILN) bench shader shaders/art_*.metal bench/raymarch.metal bench/fbm.metal bench/sdf2d.metal --size 512x512
 
 # libFuzzer needs its own build folder: the -sanitize=fuzzer objects must not mix
-# with the normal ones. See README.md, "Fuzzing".
+# with the normal ones. See README.md, "Fuzzing". The fuzzer turns the exclusivity checks
+# Package.swift leaves out of release builds back on (the command line's flag comes last).
 fuzz-build: deps
 	$(SWIFT) build -c release --scratch-path $(FUZZ_BUILD) --product KilnFuzz \
-		-Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
+		-Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -enforce-exclusivity=checked
 
 # The corpus: every shader in the repository and the libraries they compile to (so
 # mutations of real libraries reach the verifier and the VM).
