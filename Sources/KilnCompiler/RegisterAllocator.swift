@@ -77,7 +77,7 @@ struct RegisterAllocator {
         let prologueUnits = occurring.filter { state.units[$0].isPrologue }.sorted { (start[$0], $0) < (start[$1], $1) }
         placement.place(prologueUnits, floor: 0, start: start, end: end)
         let uniformCount = placement.highest
-        placement.inUse = []
+        placement.inUse = RegisterBits()
         let bodyUnits = occurring.filter { !state.units[$0].isPrologue }.sorted { (start[$0], $0) < (start[$1], $1) }
         placement.place(bodyUnits, floor: uniformCount, start: start, end: end)
         self.base = placement.base
@@ -124,9 +124,15 @@ struct RegisterAllocator {
 
     /// Linear scan: each unit, in order of its start, gets the lowest run of free registers
     /// at or above `floor`; units whose interval ended free theirs.
+    ///
+    /// The active units are kept sorted by end, latest first, so the ones that ended are
+    /// popped off the back instead of the whole list being filtered for every unit; the
+    /// registers in use are a bit set, so a single register is found a word at a time.
+    /// (Filtering and a scan one `Bool` at a time were a tenth of compiling an unrolled
+    /// shader, quadratic in its live values.) Same placement as the plain scan.
     private struct Placement {
         var base: [Int]
-        var inUse: [Bool] = []
+        var inUse = RegisterBits()
         var highest = 0
         let sizes: [Int]
 
@@ -138,32 +144,62 @@ struct RegisterAllocator {
         mutating func place(_ units: [Int], floor: Int, start: [Int], end: [Int]) {
             var active: [(end: Int, unit: Int)] = []
             for unit in units {
-                var kept = 0
-                for entry in active {
-                    if entry.end < start[unit] {
-                        for r in base[entry.unit]..<base[entry.unit] + sizes[entry.unit] { inUse[r] = false }
-                    } else {
-                        active[kept] = entry
-                        kept += 1
-                    }
+                while let last = active.last, last.end < start[unit] {
+                    inUse.clear(base[last.unit], count: sizes[last.unit])
+                    active.removeLast()
                 }
-                active.removeLast(active.count - kept)
                 let size = sizes[unit]
-                var candidate = floor
-                while true {
-                    while inUse.count < candidate + size { inUse.append(false) }
-                    if let blocked = (candidate..<candidate + size).last(where: { inUse[$0] }) {
-                        candidate = blocked + 1
-                    } else { break }
-                }
-                for r in candidate..<candidate + size { inUse[r] = true }
+                let candidate = inUse.lowestFreeRun(of: size, from: floor)
+                inUse.set(candidate, count: size)
                 base[unit] = candidate
                 highest = max(highest, candidate + size)
-                active.append((end[unit], unit))
+                // Insert keeping `active` sorted by end, descending (ties: later units last,
+                // which only decides the order of frees that happen together).
+                var low = 0, high = active.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if active[middle].end >= end[unit] { low = middle + 1 } else { high = middle }
+                }
+                active.insert((end[unit], unit), at: low)
             }
-            for entry in active {
-                for r in base[entry.unit]..<base[entry.unit] + sizes[entry.unit] { inUse[r] = false }
+            for entry in active { inUse.clear(base[entry.unit], count: sizes[entry.unit]) }
+        }
+    }
+
+    /// Which registers are taken, 64 to a word.
+    private struct RegisterBits {
+        var words: [UInt64] = []
+
+        func isSet(_ r: Int) -> Bool {
+            r >> 6 < words.count && words[r >> 6] & (1 << UInt64(r & 63)) != 0
+        }
+        mutating func set(_ first: Int, count: Int) {
+            while words.count <= (first + count - 1) >> 6 { words.append(0) }
+            for r in first..<first + count { words[r >> 6] |= 1 << UInt64(r & 63) }
+        }
+        mutating func clear(_ first: Int, count: Int) {
+            for r in first..<first + count { words[r >> 6] &= ~(1 << UInt64(r & 63)) }
+        }
+        /// The lowest free register at or above `r`.
+        func lowestFree(from r: Int) -> Int {
+            var index = r >> 6
+            guard index < words.count else { return r }
+            // Registers below `r` in its word count as taken.
+            var taken = words[index] | ((1 << UInt64(r & 63)) &- 1)
+            while taken == .max {
+                index += 1
+                guard index < words.count else { return index << 6 }
+                taken = words[index]
             }
+            return index << 6 + (~taken).trailingZeroBitCount
+        }
+        /// The first register of the lowest run of `size` free registers at or above `floor`.
+        func lowestFreeRun(of size: Int, from floor: Int) -> Int {
+            var candidate = lowestFree(from: floor)
+            while let blocked = (candidate..<candidate + size).last(where: isSet) {
+                candidate = lowestFree(from: blocked + 1)
+            }
+            return candidate
         }
     }
 
