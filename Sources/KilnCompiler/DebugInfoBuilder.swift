@@ -31,29 +31,37 @@ struct DebugInfoBuilder {
             variable.activation += activationBase
             return variable
         }
-        // Definitions of each unit, as code indexes.
-        var definitions: [Int: [UInt32]] = [:]
+        // Tables indexed by unit, physical register and virtual register (all dense from 0),
+        // not dictionaries: hashing them was a tenth of compiling an unrolled shader.
+        // Definitions of each unit, as code indexes (nil: none).
+        var definitions = [[UInt32]?](repeating: nil, count: state.units.count)
+        func define(_ unit: Int, _ address: Int) {
+            if definitions[unit] == nil { definitions[unit] = [] }
+            definitions[unit]!.append(UInt32(address))
+        }
         for (index, instruction) in state.prologue.enumerated() {
-            if let register = instruction.writes { definitions[state.registerUnit[register], default: []].append(UInt32(prologueAddress[index])) }
+            if let register = instruction.writes { define(state.registerUnit[register], prologueAddress[index]) }
         }
         for (index, instruction) in state.body.enumerated() {
-            if let register = instruction.writes, let address = bodyAddress[index] {
-                definitions[state.registerUnit[register], default: []].append(UInt32(address))
-            }
+            if let register = instruction.writes, let address = bodyAddress[index] { define(state.registerUnit[register], address) }
         }
         let prologueCount = state.prologue.count
         // The unit whose value each physical register holds when the prologue ends (the body
-        // never writes below `uniformRegisterCount`).
-        var prologueHolder: [Int: Int] = [:]
+        // never writes below `uniformRegisterCount`); -1 for none.
+        var prologueHolder = [Int](repeating: -1, count: allocation.registerCount)
         for instruction in state.prologue {
             guard let register = instruction.writes else { continue }
             let unit = state.registerUnit[register]
             guard allocation.base[unit] >= 0 else { continue }
             for offset in 0..<state.units[unit].size { prologueHolder[allocation.base[unit] + offset] = unit }
         }
-        var valueIndex: [VirtualRegister: UInt32?] = [:]
+        // Each virtual register's value index once asked for: `unknown`, `none` or the index.
+        let unknown: Int64 = -2, none: Int64 = -1
+        var valueIndex = [Int64](repeating: unknown, count: state.registerUnit.count)
         func value(_ register: VirtualRegister) -> UInt32? {
-            if let known = valueIndex[register] { return known }
+            if register >= 0, valueIndex[register] != unknown {
+                return valueIndex[register] == none ? nil : UInt32(valueIndex[register])
+            }
             var result: UInt32?
             let unit = register >= 0 ? state.registerUnit[register] : -1
             if unit >= 0, allocation.base[unit] >= 0 {
@@ -61,7 +69,7 @@ struct DebugInfoBuilder {
                 if state.units[unit].isPrologue {
                     // Still in its register when the body starts: read by the body, or
                     // nothing after it in the prologue took the register.
-                    if allocation.end[unit] > prologueCount || prologueHolder[Int(physical)] == unit {
+                    if allocation.end[unit] > prologueCount || prologueHolder.indices.contains(Int(physical)) && prologueHolder[Int(physical)] == unit {
                         result = UInt32(info.values.count)
                         info.values.append(DebugValue(register: physical, definitions: []))
                     }
@@ -73,7 +81,7 @@ struct DebugInfoBuilder {
                     info.values.append(DebugValue(register: physical, definitions: []))
                 }
             }
-            valueIndex[register] = result
+            if register >= 0 { valueIndex[register] = result.map(Int64.init) ?? none }
             return result
         }
         // Markers, each attached to the next real instruction.
