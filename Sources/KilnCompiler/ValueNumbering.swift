@@ -42,6 +42,14 @@ enum ValueNumbering {
         }
     }
 
+    /// A remembered `mov`: the register it copied and both units' versions at the time.
+    struct Copy {
+        var original: VirtualRegister = -1
+        var originalVersion = 0, copyVersion = 0
+        /// The block it was seen in (-1: never).
+        var block = -1
+    }
+
     /// Rewrites recomputations in `state.body` into `mov`s; returns how many.
     @discardableResult
     static func run(_ state: inout LoweringState) -> Int {
@@ -49,16 +57,22 @@ enum ValueNumbering {
         var available: [Key: (register: VirtualRegister, version: Int)] = [:]
         /// `mov copy, original` seen in this block: while neither has been written since,
         /// reading the copy is reading the original (so `(i.x + 1) · 127.1` matches after
-        /// the second `i.x + 1` became a copy of the first).
-        var copies: [VirtualRegister: (original: VirtualRegister, originalVersion: Int, copyVersion: Int)] = [:]
+        /// the second `i.x + 1` became a copy of the first). Indexed by the copy's virtual
+        /// register; an entry counts only if it was made in the current block (`block`), so
+        /// a new block forgets them all without clearing (a dictionary here, looked up three
+        /// times per instruction, was most of this pass).
+        var copies = [Copy](repeating: Copy(), count: state.registerUnit.count)
+        var block = 0
         var rewritten = 0
         func unitVersion(_ register: VirtualRegister) -> Int {
             register < 0 ? 0 : version[state.registerUnit[register]]
         }
         func canonical(_ register: VirtualRegister) -> (register: VirtualRegister, version: Int) {
-            if let copy = copies[register], unitVersion(register) == copy.copyVersion,
-               unitVersion(copy.original) == copy.originalVersion {
-                return (copy.original, copy.originalVersion)
+            if register >= 0, copies[register].block == block {
+                let copy = copies[register]
+                if unitVersion(register) == copy.copyVersion, unitVersion(copy.original) == copy.originalVersion {
+                    return (copy.original, copy.originalVersion)
+                }
             }
             return (register, unitVersion(register))
         }
@@ -67,7 +81,7 @@ enum ValueNumbering {
             if instruction.isDebug { continue }
             if instruction.isLabel {
                 available.removeAll(keepingCapacity: true)
-                copies.removeAll(keepingCapacity: true)
+                block += 1
                 continue
             }
             var key: Key?
@@ -83,8 +97,10 @@ enum ValueNumbering {
             }
             let destination = instruction.writes ?? -1
             let destinationUnit = destination >= 0 ? state.registerUnit[destination] : -1
-            if let key, destination >= 0, !state.units[destinationUnit].isPrologue,
-               let earlier = available[key], earlier.register != destination,
+            // One lookup for both uses below (the table does not change in between).
+            let earlier = key.flatMap { available[$0] }
+            if destination >= 0, !state.units[destinationUnit].isPrologue,
+               let earlier, earlier.register != destination,
                unitVersion(earlier.register) == earlier.version {
                 state.body[index] = IRInstruction(opcode: .mov, a: destination, b: earlier.register,
                                                   location: instruction.location)
@@ -92,19 +108,20 @@ enum ValueNumbering {
             }
             let source = state.body[index].opcode == .mov ? canonical(state.body[index].b) : nil
             if destinationUnit >= 0 { version[destinationUnit] += 1 }
-            if let source, source.register >= 0, source.register != destination {
-                copies[destination] = (source.register, source.version, version[destinationUnit])
+            if let source, source.register >= 0, source.register != destination, destination >= 0 {
+                copies[destination] = Copy(original: source.register, originalVersion: source.version,
+                                           copyVersion: version[destinationUnit], block: block)
             }
             if let key, destination >= 0, !state.units[destinationUnit].isPrologue {
                 // Keep the earliest result while it holds: later copies point at it.
-                if let earlier = available[key], unitVersion(earlier.register) == earlier.version {} else {
+                if let earlier, unitVersion(earlier.register) == earlier.version {} else {
                     available[key] = (destination, version[destinationUnit])
                 }
             }
             switch instruction.opcode.shape {
             case .none, .jump:          // `ret`, `jmp`: what follows is only a jump target
                 available.removeAll(keepingCapacity: true)
-                copies.removeAll(keepingCapacity: true)
+                block += 1
             default: break
             }
         }
