@@ -64,6 +64,6 @@ enum CopyCoalescer {
                 state.debugEvents[Int(state.body[marker].imm)].rename(temporary, to: home)
             }
         }
-        state.body = state.body.enumerated().filter { !removed[$0.offset] }.map(\.element)
+        state.removeBodyInstructions(removed)
     }
 }

@@ -108,6 +108,6 @@ enum CopyPropagator {
             uses[original] += covered - 1
             removed[index] = true
         }
-        state.body = state.body.enumerated().filter { !removed[$0.offset] }.map(\.element)
+        state.removeBodyInstructions(removed)
     }
 }

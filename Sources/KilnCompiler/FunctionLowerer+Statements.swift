@@ -550,6 +550,7 @@ extension FunctionLowerer {
         let single = StatementScanner.hasSingleFinalReturn(callee.body) && !functionDiscards[function]
         var frame = Frame(function: function, entryMask: state.mask, divergentDepth: state.divergentDepth,
                           endLabel: newLabel(), isEntry: false)
+        frame.variables = Array(repeating: nil, count: callee.variables.count)
         frame.activation = newActivation(function, at: e.range.start)
         frame.pinned = StatementScanner.dynamicallyIndexedVariables(callee.body)
         frame.hasSingleFinalReturn = single

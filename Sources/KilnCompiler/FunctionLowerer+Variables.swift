@@ -16,7 +16,9 @@ struct LValue {
 extension FunctionLowerer {
     var frameIndex: Int { state.frames.count - 1 }
 
-    func slot(_ frame: Int, _ id: VariableID) -> VariableSlot? { state.frames[frame].variables[id] }
+    func slot(_ frame: Int, _ id: VariableID) -> VariableSlot? {
+        id < state.frames[frame].variables.count ? state.frames[frame].variables[id] : nil
+    }
 
     /// Follows `thread T &` aliases to the variable that owns the registers.
     func resolveRoot(_ frame: Int, _ id: VariableID, _ path: [Int]?) -> (frame: Int, id: VariableID, path: [Int]?) {

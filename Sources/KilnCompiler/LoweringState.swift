@@ -47,7 +47,9 @@ struct Frame {
     var function: FunctionID
     /// Index into `LoweringState.debugActivations`.
     var activation = 0
-    var variables: [VariableID: VariableSlot] = [:]
+    /// Slots by `VariableID`, which indexes the function's `variables` (so an array sized
+    /// to them, not a dictionary: the lowerer looks a slot up for every variable read).
+    var variables: [VariableSlot?] = []
     /// Home registers of the return value (the output registers for the entry function).
     var returnHome: [VirtualRegister] = []
     /// The value of the one `return` at the end of a straight-line helper (no home needed).
@@ -136,4 +138,16 @@ struct LoweringState {
     /// `activation << 32 | VariableID` → index into `debugVariables`.
     var debugVariableIndex: [Int: Int] = [:]
     var loopCount = 0
+
+    /// Drops the body instructions flagged in `removed` (one per instruction), keeping order,
+    /// in place: building the kept list through `enumerated().filter` copied every
+    /// instruction twice, growing the array as it went (2 % of a big shader's compile).
+    mutating func removeBodyInstructions(_ removed: [Bool]) {
+        var kept = 0
+        for index in body.indices where !removed[index] {
+            body[kept] = body[index]
+            kept += 1
+        }
+        body.removeLast(body.count - kept)
+    }
 }
