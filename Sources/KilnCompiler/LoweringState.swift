@@ -93,6 +93,17 @@ struct PureKey: Hashable {
     var imm: UInt32
     var mode: UInt8
     var literalCount: UInt16
+
+    /// Three words instead of seven fields one by one, as `ValueNumbering.Key` (each
+    /// `combine` is a SipHash round; equality still compares every field).
+    func hash(into hasher: inout Hasher) {
+        func word(_ low: Int, _ high: Int) -> UInt64 {
+            UInt64(UInt32(truncatingIfNeeded: low)) | UInt64(UInt32(truncatingIfNeeded: high)) << 32
+        }
+        hasher.combine(word(b, c))
+        hasher.combine(word(d, Int(imm)))
+        hasher.combine(UInt64(opcode.rawValue) | UInt64(mode) << 16 | UInt64(literalCount) << 32)
+    }
 }
 
 /// Everything lowering mutates, as one value: copying it is a snapshot, so speculative
@@ -127,6 +138,9 @@ struct LoweringState {
     var locations: [SourceLocation] = []
     /// `file << 32 | offset` → index into `locations`.
     var locationIndex: [Int: Int] = [:]
+    /// Recent `locationIndex` entries by key bits (`FunctionLowerer.locationNumber`); key -1: empty.
+    var locationCache = [(key: Int, index: Int)](repeating: (-1, 0), count: LoweringState.locationCacheSize)
+    static let locationCacheSize = 256
     var currentLocation = 0
     var usedTextureSlots: Set<UInt32> = []
     var usedBufferSlots: Set<UInt32> = []
