@@ -33,17 +33,25 @@ struct DebugInfoBuilder {
         }
         // Tables indexed by unit, physical register and virtual register (all dense from 0),
         // not dictionaries: hashing them was a tenth of compiling an unrolled shader.
-        // Definitions of each unit, as code indexes (nil: none).
-        var definitions = [[UInt32]?](repeating: nil, count: state.units.count)
-        func define(_ unit: Int, _ address: Int) {
-            if definitions[unit] == nil { definitions[unit] = [] }
-            definitions[unit]!.append(UInt32(address))
+        // Definitions of each unit, as code indexes: unit u's are
+        // `definitionAddresses[definitionStart[u] ..< definitionStart[u + 1]]`, in code order
+        // (counted, then filled: one flat array instead of an array per unit).
+        var definitionStart = [Int](repeating: 0, count: state.units.count + 1)
+        func forEachDefinition(_ body: (_ unit: Int, _ address: Int) -> Void) {
+            for (index, instruction) in state.prologue.enumerated() {
+                if let register = instruction.writes { body(state.registerUnit[register], prologueAddress[index]) }
+            }
+            for (index, instruction) in state.body.enumerated() {
+                if let register = instruction.writes, let address = bodyAddress[index] { body(state.registerUnit[register], address) }
+            }
         }
-        for (index, instruction) in state.prologue.enumerated() {
-            if let register = instruction.writes { define(state.registerUnit[register], prologueAddress[index]) }
-        }
-        for (index, instruction) in state.body.enumerated() {
-            if let register = instruction.writes, let address = bodyAddress[index] { define(state.registerUnit[register], address) }
+        forEachDefinition { unit, _ in definitionStart[unit + 1] += 1 }
+        for unit in 0..<state.units.count { definitionStart[unit + 1] += definitionStart[unit] }
+        var definitionAddresses = [UInt32](repeating: 0, count: definitionStart[state.units.count])
+        var filled = definitionStart
+        forEachDefinition { unit, address in
+            definitionAddresses[filled[unit]] = UInt32(address)
+            filled[unit] += 1
         }
         let prologueCount = state.prologue.count
         // The unit whose value each physical register holds when the prologue ends (the body
@@ -73,8 +81,9 @@ struct DebugInfoBuilder {
                         result = UInt32(info.values.count)
                         info.values.append(DebugValue(register: physical, definitions: []))
                     }
-                } else if let defined = definitions[unit] {
+                } else if definitionStart[unit] < definitionStart[unit + 1] {
                     result = UInt32(info.values.count)
+                    let defined = Array(definitionAddresses[definitionStart[unit] ..< definitionStart[unit + 1]])
                     info.values.append(DebugValue(register: physical, definitions: defined))
                 } else if inputUnits.contains(unit) {
                     result = UInt32(info.values.count)

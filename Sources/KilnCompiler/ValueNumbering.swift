@@ -55,6 +55,9 @@ enum ValueNumbering {
     static func run(_ state: inout LoweringState) -> Int {
         var version = [Int](repeating: 0, count: state.units.count)
         var available: [Key: (register: VirtualRegister, version: Int)] = [:]
+        // A block holds at most the body's instructions: growing the table step by step
+        // rehashed every key each time (a quarter of this pass on an unrolled shader).
+        available.reserveCapacity(state.body.count)
         /// `mov copy, original` seen in this block: while neither has been written since,
         /// reading the copy is reading the original (so `(i.x + 1) · 127.1` matches after
         /// the second `i.x + 1` became a copy of the first). Indexed by the copy's virtual
