@@ -108,7 +108,8 @@ extension KilnService {
         var stride = 1
         if session.coarseGeneration != generation {
             session.coarseGeneration = generation
-            stride = Self.coarseStride(lastFrameSeconds: session.lastFrameSeconds, target: settings.coarseFrameSeconds)
+            stride = Self.coarseStride(lastFrameSeconds: session.lastFrameSeconds, coarsePixelCost: session.coarsePixelCost,
+                                       target: settings.coarseFrameSeconds)
         }
         // A paused clock renders one frame per change, not the same frame at the frame rate.
         session.fullFrameOwed = stride > 1
@@ -154,6 +155,27 @@ extension KilnService {
         return stride
     }
 
+    /// The stride when coarse pixels cost `coarsePixelCost` times what full ones do: coarser
+    /// by that factor, but only when a coarse frame is due at all (a cost learnt from another
+    /// shader of the session never turns a quick full frame into a coarse one).
+    static func coarseStride(lastFrameSeconds: Double, coarsePixelCost: Double, target: Double) -> Int {
+        let plain = coarseStride(lastFrameSeconds: lastFrameSeconds, target: target)
+        guard plain > 1, lastFrameSeconds > 0 else { return plain }
+        return coarseStride(lastFrameSeconds: lastFrameSeconds * coarsePixelCost, target: target)
+    }
+
+    /// How much dearer an edit's coarse frame was per pixel than the full frame after it:
+    /// coarse time × k² over full time, at least 1 and at most 16. The next edit chooses its
+    /// stride for the full frame's time times this. Why coarse pixels cost more: every k-th
+    /// pixel puts far-apart pixels in one batch of 64 lanes, so loops diverge more (a
+    /// ray-marched frame at stride 8 took 2.4 ms, not the 0.86 ms a 64th of its full frame
+    /// predicts), and a small frame pays its fixed costs (preparing the function, waking the
+    /// workers) over few pixels.
+    static func coarsePixelCost(coarseSeconds: Double, stride: Int, fullSeconds: Double) -> Double {
+        guard fullSeconds > 0, coarseSeconds.isFinite, stride > 1 else { return 1 }
+        return min(16, max(1, coarseSeconds * Double(stride * stride) / fullSeconds))
+    }
+
     private func renderFrame(_ session: LiveSession, library: Library, preview: PreviewSettings,
                              time: Double, sequence: UInt32, generation: Int, revision: Int, cancellation: RenderCancellation,
                              stride: Int = 1) {
@@ -187,8 +209,18 @@ extension KilnService {
             }
             let seconds = monotonicSeconds() - started
             session.lock.lock()
-            // After a coarse frame, what a full one will take (for its queue).
-            session.lastFrameSeconds = seconds * Double(coarseStride * coarseStride)
+            if coarseStride > 1 {
+                // What a full one will take (for its queue), allowing for coarse pixels' cost.
+                session.lastFrameSeconds = seconds * Double(coarseStride * coarseStride) / session.coarsePixelCost
+                session.lastCoarseFrame = (generation, seconds, coarseStride)
+            } else {
+                session.lastFrameSeconds = seconds
+                if let coarse = session.lastCoarseFrame, coarse.generation == generation {
+                    session.coarsePixelCost = Self.coarsePixelCost(coarseSeconds: coarse.seconds, stride: coarse.stride,
+                                                                   fullSeconds: seconds)
+                    session.lastCoarseFrame = nil
+                }
+            }
             session.lock.unlock()
             if coarseStride > 1 {
                 metrics.increment("kiln_coarse_frames_total")

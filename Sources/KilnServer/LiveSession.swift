@@ -64,6 +64,11 @@ final class LiveSession: @unchecked Sendable {
     var lastFrameSeconds = 0.0
     /// The generation whose first frame was decided coarse or not (one per edit).
     var coarseGeneration = -1
+    /// What coarse pixels cost relative to full ones, learnt from the last edit's coarse
+    /// frame and the full frame after it (`KilnService.coarsePixelCost`).
+    var coarsePixelCost = 1.0
+    /// The last coarse frame, until the full frame of its generation has rendered.
+    var lastCoarseFrame: (generation: Int, seconds: Double, stride: Int)?
     /// A coarse frame was scheduled and its full frame has not started yet.
     var fullFrameOwed = false
     /// Compiles submitted and not yet finished. While one runs, a heavy session starts no

@@ -16,6 +16,25 @@ import Testing
         #expect(KilnService.coarseStride(lastFrameSeconds: 10, target: 0) == 1)            // turned off
     }
 
+    /// Coarse pixels cost more than full ones (a batch of every k-th pixel diverges more);
+    /// the next edit's stride allows for what the last coarse frame cost, and only makes a
+    /// coarse frame coarser.
+    @Test func theStrideAllowsForWhatCoarsePixelsCost() {
+        let target = 0.001
+        // raymarch, 2.45-GHz EPYC: 55-ms full frames; stride 8 should take 0.86 ms, took 2.4.
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.055, target: target) == 8)
+        let cost = KilnService.coarsePixelCost(coarseSeconds: 0.0024, stride: 8, fullSeconds: 0.055)
+        #expect(abs(cost - 2.793) < 0.001)
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.055, coarsePixelCost: cost, target: target) == 16)
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.055, coarsePixelCost: 1, target: target) == 8)
+        // A quick shader keeps its full first frame whatever the last one taught.
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.0015, coarsePixelCost: 16, target: target) == 1)
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0, coarsePixelCost: 16, target: target) == 4)
+        #expect(KilnService.coarsePixelCost(coarseSeconds: 0.0001, stride: 8, fullSeconds: 0.055) == 1)  // never below 1
+        #expect(KilnService.coarsePixelCost(coarseSeconds: 1, stride: 16, fullSeconds: 0.01) == 16)      // capped
+        #expect(KilnService.coarsePixelCost(coarseSeconds: 0.002, stride: 4, fullSeconds: 0) == 1)       // nothing to go by
+    }
+
     /// An edit's compile cancels the frame in progress (and holds new ones back) whenever
     /// its first frame will be coarse, not only for heavy sessions: fbm's and loop's 30-ms
     /// frames are not heavy, and first pixels waited 10–14 ms behind them.
