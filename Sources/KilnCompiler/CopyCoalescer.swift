@@ -64,6 +64,6 @@ enum CopyCoalescer {
                 state.debugEvents[Int(state.body[marker].imm)].rename(temporary, to: home)
             }
         }
-        state.removeBodyInstructions(removed)
+        state.body.removeFlagged(removed)
     }
 }

@@ -108,6 +108,6 @@ enum CopyPropagator {
             uses[original] += covered - 1
             removed[index] = true
         }
-        state.removeBodyInstructions(removed)
+        state.body.removeFlagged(removed)
     }
 }

@@ -84,12 +84,7 @@ enum DeadCodeEliminator {
             }
         }
         guard dropsSomething else { return false }
-        var kept = 0
-        for index in body.indices where !drop[index] {
-            body[kept] = body[index]
-            kept += 1
-        }
-        body.removeLast(body.count - kept)
+        body.removeFlagged(drop)
         return removedJump
     }
 }

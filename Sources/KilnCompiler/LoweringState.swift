@@ -97,11 +97,8 @@ struct PureKey: Hashable {
     /// Three words instead of seven fields one by one, as `ValueNumbering.Key` (each
     /// `combine` is a SipHash round; equality still compares every field).
     func hash(into hasher: inout Hasher) {
-        func word(_ low: Int, _ high: Int) -> UInt64 {
-            UInt64(UInt32(truncatingIfNeeded: low)) | UInt64(UInt32(truncatingIfNeeded: high)) << 32
-        }
-        hasher.combine(word(b, c))
-        hasher.combine(word(d, Int(imm)))
+        hasher.combine(hashWord(b, c))
+        hasher.combine(hashWord(d, Int(imm)))
         hasher.combine(UInt64(opcode.rawValue) | UInt64(mode) << 16 | UInt64(literalCount) << 32)
     }
 }
@@ -152,16 +149,18 @@ struct LoweringState {
     /// `activation << 32 | VariableID` → index into `debugVariables`.
     var debugVariableIndex: [Int: Int] = [:]
     var loopCount = 0
+}
 
-    /// Drops the body instructions flagged in `removed` (one per instruction), keeping order,
+extension Array where Element == IRInstruction {
+    /// Drops the instructions flagged in `removed` (one flag per instruction), keeping order,
     /// in place: building the kept list through `enumerated().filter` copied every
     /// instruction twice, growing the array as it went (2 % of a big shader's compile).
-    mutating func removeBodyInstructions(_ removed: [Bool]) {
+    mutating func removeFlagged(_ removed: [Bool]) {
         var kept = 0
-        for index in body.indices where !removed[index] {
-            body[kept] = body[index]
+        for index in indices where !removed[index] {
+            self[kept] = self[index]
             kept += 1
         }
-        body.removeLast(body.count - kept)
+        removeLast(count - kept)
     }
 }

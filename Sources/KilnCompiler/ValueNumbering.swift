@@ -33,12 +33,9 @@ enum ValueNumbering {
         /// field): each `combine` is a round of SipHash, and value numbering looks up every
         /// instruction of the body — the synthesized hash was a tenth of a big shader's compile.
         func hash(into hasher: inout Hasher) {
-            func word(_ low: Int, _ high: Int) -> UInt64 {
-                UInt64(UInt32(truncatingIfNeeded: low)) | UInt64(UInt32(truncatingIfNeeded: high)) << 32
-            }
-            hasher.combine(word(b, c))
-            hasher.combine(word(d, Int(imm)) ^ UInt64(opcode.rawValue) << 56 ^ UInt64(mode) << 48)
-            hasher.combine(word(bVersion, cVersion) ^ UInt64(UInt32(truncatingIfNeeded: dVersion)) << 16)
+            hasher.combine(hashWord(b, c))
+            hasher.combine(hashWord(d, Int(imm)) ^ UInt64(opcode.rawValue) << 56 ^ UInt64(mode) << 48)
+            hasher.combine(hashWord(bVersion, cVersion) ^ UInt64(UInt32(truncatingIfNeeded: dVersion)) << 16)
         }
     }
 
@@ -130,4 +127,10 @@ enum ValueNumbering {
         }
         return rewritten
     }
+}
+
+/// Two ints' low halves as one word, for keys that feed `Hasher` a few words instead of many
+/// fields (`ValueNumbering.Key`, `PureKey`).
+func hashWord(_ low: Int, _ high: Int) -> UInt64 {
+    UInt64(UInt32(truncatingIfNeeded: low)) | UInt64(UInt32(truncatingIfNeeded: high)) << 32
 }

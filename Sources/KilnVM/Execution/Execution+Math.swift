@@ -8,18 +8,21 @@ import KilnBytecode
 /// then every lane takes the any-input function, which gives those lanes the full
 /// (Payne–Hanek) reduction and the others the same bits as the vector path.
 extension Execution {
+    /// The smallest magnitude's bits that need the large-argument trig path (magnitudes'
+    /// bits fit in Int32, so signed compares work).
+    static let largeTrigMagnitude = Int32(bitPattern: KilnMath.fastReductionLimit.bitPattern)
+
     /// True if any lane of `b` needs the large-argument trig path.
     @inline(__always) static func anyLargeTrigArgument(_ b: UnsafeMutablePointer<UInt32>, _ n: Int) -> Bool {
         // The largest magnitude's bits (they fit in Int32, so signed compares work). An
         // `any`-style loop (`large |= …`, even a count compared with 0) becomes an
         // early-exit scalar search in LLVM; a max reduction stays a vector loop.
-        let limit = Int32(bitPattern: KilnMath.fastReductionLimit.bitPattern)
         var largest: Int32 = 0
         for l in 0..<n {
             let magnitude = Int32(bitPattern: b[l] & 0x7FFF_FFFF)
             largest = magnitude > largest ? magnitude : largest
         }
-        return largest >= limit
+        return largest >= largeTrigMagnitude
     }
 
     /// True when a batch's lanes all hold lane 0's bits — operands the compiler could not
@@ -62,7 +65,7 @@ extension Execution {
             largest = magnitude > largest ? magnitude : largest
         }
         if difference == 0 { return .uniform }
-        return largest >= Int32(bitPattern: KilnMath.fastReductionLimit.bitPattern) ? .large : .small
+        return largest >= largeTrigMagnitude ? .large : .small
     }
 
     /// A binary32 trig function over lanes: `small` (branch-free, vectorizes) when every
@@ -184,24 +187,22 @@ extension Execution {
 
     @inline(__always) static func psin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.sin(f(b[0])), into: a); return }
-        // One lane (a uniform instruction, `scalarStep`): the scalar function directly, the
-        // same bits without the two passes through scratch.
-        if n == 1 { a[0] = KilnMath.sin(f(b[0])).bitPattern; return }
-        if anyLargeTrigArgument(b, n) {
-            for l in 0..<n { a[l] = KilnMath.sin(f(b[l])).bitPattern }
-        } else {
-            sinOrCosSmall(a, b, m.scratch, cosine: false, n)
+        switch classifyTrigOperand(b, n) {
+        case .uniform: broadcast(KilnMath.sin(f(b[0])), into: a)
+        // One lane (a uniform instruction, `scalarStep`) or a huge argument: the scalar
+        // function lane by lane, the same bits without the two passes through scratch.
+        case .large: for l in 0..<n { a[l] = KilnMath.sin(f(b[l])).bitPattern }
+        case .small where n == 1: a[0] = KilnMath.sin(f(b[0])).bitPattern
+        case .small: sinOrCosSmall(a, b, m.scratch, cosine: false, n)
         }
     }
     @inline(__always) static func pcos(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.cos(f(b[0])), into: a); return }
-        if n == 1 { a[0] = KilnMath.cos(f(b[0])).bitPattern; return }
-        if anyLargeTrigArgument(b, n) {
-            for l in 0..<n { a[l] = KilnMath.cos(f(b[l])).bitPattern }
-        } else {
-            sinOrCosSmall(a, b, m.scratch, cosine: true, n)
+        switch classifyTrigOperand(b, n) {
+        case .uniform: broadcast(KilnMath.cos(f(b[0])), into: a)
+        case .large: for l in 0..<n { a[l] = KilnMath.cos(f(b[l])).bitPattern }
+        case .small where n == 1: a[0] = KilnMath.cos(f(b[0])).bitPattern
+        case .small: sinOrCosSmall(a, b, m.scratch, cosine: true, n)
         }
     }
 
@@ -254,11 +255,10 @@ extension Execution {
     }
     @inline(__always) static func ptan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b]
-        if sameInAllLanes(b, n) { broadcast(KilnMath.tan(f(b[0])), into: a); return }
-        if anyLargeTrigArgument(b, n) {
-            for l in 0..<n { a[l] = KilnMath.tan(f(b[l])).bitPattern }
-        } else {
-            for l in 0..<n { a[l] = KilnMath.tanSmall(f(b[l])).bitPattern }
+        switch classifyTrigOperand(b, n) {
+        case .uniform: broadcast(KilnMath.tan(f(b[0])), into: a)
+        case .large: for l in 0..<n { a[l] = KilnMath.tan(f(b[l])).bitPattern }
+        case .small: for l in 0..<n { a[l] = KilnMath.tanSmall(f(b[l])).bitPattern }
         }
     }
     @inline(__always) static func pasin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
