@@ -13,33 +13,64 @@ enum DeadCodeEliminator {
         repeat { sweep(&state, roots: roots) } while removeJumpsToNext(&state.body)
     }
 
-    /// Marks from the roots to a fixed point and removes what stayed unmarked.
+    /// Marks from the roots and removes what stayed unmarked. A unit turning live makes
+    /// every instruction writing it kept, and what those read live in turn: a worklist over
+    /// each unit's definitions reaches the same least fixed point as sweeping the whole
+    /// code until nothing changes, in one visit per instruction instead of one per sweep
+    /// (the repeated sweeps were 5 % of an unrolled shader's compile).
     private static func sweep(_ state: inout LoweringState, roots: [VirtualRegister]) {
-        var live = [Bool](repeating: false, count: state.units.count)
-        for root in roots { live[state.registerUnit[root]] = true }
-        func unit(_ register: VirtualRegister) -> Int { state.registerUnit[register] }
-        func keeps(_ instruction: IRInstruction) -> Bool {
-            if instruction.isMarker { return true }
-            switch instruction.opcode.shape {
-            case .none, .jump, .conditionalJump: return true
-            default:
-                guard let destination = instruction.writes else { return true }
-                return live[unit(destination)]
+        let unitOf = state.registerUnit
+        let unitCount = state.units.count
+        let prologueCount = state.prologue.count
+        // Each unit's defining instructions as one flat array, `definitions[definitionStart[u]
+        // ..< definitionStart[u + 1]]`; prologue indexes first, body indexes after them.
+        var definitionStart = [Int](repeating: 0, count: unitCount + 1)
+        var live = [Bool](repeating: false, count: unitCount)
+        // Units marked live whose definitions are still to visit.
+        var pending: [Int] = []
+        func mark(_ register: VirtualRegister) {
+            if register >= 0 && !live[unitOf[register]] {
+                live[unitOf[register]] = true
+                pending.append(unitOf[register])
             }
         }
-        var changed = true
-        while changed {
-            changed = false
-            for index in state.body.indices.reversed() where keeps(state.body[index]) {
-                state.body[index].forEachRead { register in
-                    if register >= 0 && !live[unit(register)] { live[unit(register)] = true; changed = true }
+        for root in roots { mark(root) }
+        for part in [state.prologue, state.body] {
+            for instruction in part {
+                if let destination = instruction.writes {
+                    definitionStart[unitOf[destination] + 1] += 1
+                } else {
+                    // Markers, jumps, `ret` and texture writes stay: what they read is live.
+                    instruction.forEachRead(mark)
                 }
             }
-            for index in state.prologue.indices.reversed() where keeps(state.prologue[index]) {
-                state.prologue[index].forEachRead { register in
-                    if register >= 0 && !live[unit(register)] { live[unit(register)] = true; changed = true }
+        }
+        for u in 0..<unitCount { definitionStart[u + 1] += definitionStart[u] }
+        var definitions = [Int](repeating: 0, count: definitionStart[unitCount])
+        var filled = definitionStart
+        for (offset, part) in [state.prologue, state.body].enumerated() {
+            for index in part.indices {
+                if let destination = part[index].writes {
+                    definitions[filled[unitOf[destination]]] = offset == 0 ? index : prologueCount + index
+                    filled[unitOf[destination]] += 1
                 }
             }
+        }
+        while let u = pending.popLast() {
+            var next = definitionStart[u]
+            while next < definitionStart[u + 1] {
+                let index = definitions[next]
+                if index < prologueCount {
+                    state.prologue[index].forEachRead(mark)
+                } else {
+                    state.body[index - prologueCount].forEachRead(mark)
+                }
+                next += 1
+            }
+        }
+        func keeps(_ instruction: IRInstruction) -> Bool {
+            guard let destination = instruction.writes else { return true }
+            return live[unitOf[destination]]
         }
         state.prologue.removeAll { !keeps($0) }
         state.body.removeAll { !keeps($0) }

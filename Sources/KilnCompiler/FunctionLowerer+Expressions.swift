@@ -214,13 +214,16 @@ extension FunctionLowerer {
 
     func binary(_ operator_: TypedBinaryOperator, _ a: [VirtualRegister], _ b: [VirtualRegister],
                 operandKind kind: ScalarKind, resultKind: ScalarKind, _ range: SourceRange) throws -> [VirtualRegister] {
-        let n = max(a.count, b.count)
-        let lhs = a.count == 1 && n > 1 ? Array(repeating: a[0], count: n) : a
-        let rhs = b.count == 1 && n > 1 ? Array(repeating: b[0], count: n) : b
-        return try zip(lhs, rhs).map { x, y in
-            let result = try scalarBinary(operator_, x, y, kind, range)
-            return isComparison(operator_) ? result : narrow(result, resultKind)
+        // A scalar operand pairs with every component of the other (`v * 2.0`). Components in
+        // order, one result array and no broadcast copies: this runs for every operator.
+        let n = a.count == 1 ? b.count : b.count == 1 ? a.count : min(a.count, b.count)
+        var results: [VirtualRegister] = []
+        results.reserveCapacity(n)
+        for i in 0..<n {
+            let result = try scalarBinary(operator_, a.count == 1 ? a[0] : a[i], b.count == 1 ? b[0] : b[i], kind, range)
+            results.append(isComparison(operator_) ? result : narrow(result, resultKind))
         }
+        return results
     }
 
     func isComparison(_ o: TypedBinaryOperator) -> Bool {

@@ -90,22 +90,30 @@ final class FunctionLowerer {
 
     // MARK: - Registers
 
+    /// A fresh unit of `size` consecutive registers (a group when `size` > 1).
     func newUnit(size: Int, prologue: Bool) -> [VirtualRegister] {
+        let first = appendUnit(size: size, prologue: prologue)
+        return Array(first..<first + size)
+    }
+
+    /// A fresh one-register unit. (Not `newUnit(size: 1)[0]`: most registers are single,
+    /// and that array was one heap allocation per lowered operation.)
+    func newRegister(prologue: Bool = false) -> VirtualRegister { appendUnit(size: 1, prologue: prologue) }
+
+    /// Adds a unit's registers to the state's tables; returns the first.
+    private func appendUnit(size: Int, prologue: Bool) -> VirtualRegister {
         let unit = state.units.count
+        let first = state.registerUnit.count
         state.units.append(RegisterUnit(size: size, isPrologue: prologue))
-        var registers: [VirtualRegister] = []
         for offset in 0..<size {
-            registers.append(state.registerUnit.count)
             state.registerUnit.append(unit)
             state.registerOffset.append(offset)
             state.isUniform.append(prologue)
             state.isHome.append(false)
             state.knownConstant.append(nil)
         }
-        return registers
+        return first
     }
-
-    func newRegister(prologue: Bool = false) -> VirtualRegister { newUnit(size: 1, prologue: prologue)[0] }
 
     /// A fresh body register that is written more than once.
     func newHome(uniform: Bool) -> VirtualRegister {
@@ -253,8 +261,8 @@ final class FunctionLowerer {
     /// Writes `home` in place (a multi-definition register): `home := opcode(b, c, d)`.
     func emitInto(_ home: VirtualRegister, _ opcode: Opcode, _ b: VirtualRegister, _ c: VirtualRegister = -1,
                   _ d: VirtualRegister = -1) throws {
-        let uniform = [b, c, d].filter { $0 >= 0 }.allSatisfy { state.isUniform[$0] }
-        try setUniformity(home, uniform && state.isUniform[home])
+        func uniform(_ r: VirtualRegister) -> Bool { r < 0 || state.isUniform[r] }
+        try setUniformity(home, uniform(b) && uniform(c) && uniform(d) && state.isUniform[home])
         emitBody(IRInstruction(opcode: opcode, a: home, b: b, c: c, d: d))
     }
 
