@@ -96,12 +96,12 @@ extension FunctionLowerer {
             // arm retires lanes by mask after all, redo the branch with the mask in a home.
             if canRetire && speculationBudget > 0 {
                 speculationBudget -= 1
-                let saved = state
+                let saved = state.snapshot()
                 do {
                     try uniformBranch(condition, useMaskHome: false, then: then, otherwise: otherwise)
                     return
                 } catch LoweringError.branchNeedsMaskHome {
-                    state = saved
+                    state.restore(saved)
                 }
             }
             try uniformBranch(condition, useMaskHome: canRetire, then: then, otherwise: otherwise)
@@ -213,16 +213,16 @@ extension FunctionLowerer {
         }
         attempts: while speculationBudget > 0 {
             speculationBudget -= 1
-            let saved = state
+            let saved = state.snapshot()
             for home in varying { state.isUniform[home] = false }
             do {
                 try uniformLoop(condition, step, body, testFirst, assigned, loop: loop)
                 return
             } catch LoweringError.respeculate {
-                state = saved
+                state.restore(saved)
                 break attempts
             } catch LoweringError.becameVarying(let home) {
-                state = saved
+                state.restore(saved)
                 if state.watchedHomes.contains(where: { $0.contains(home) }) || varying.contains(home) {
                     throw LoweringError.becameVarying(home)
                 }

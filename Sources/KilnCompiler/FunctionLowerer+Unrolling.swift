@@ -31,11 +31,11 @@ extension FunctionLowerer {
         // give up and restore its own snapshot: no snapshot here (each is a copy of the whole
         // lowering state once it is written to).
         let nested = unrollingDepth > 0
-        let saved: LoweringState? = nested ? nil : state
+        let saved = nested ? nil : state.snapshot()
         let (savedBudget, savedCalls) = (speculationBudget, inlinedCalls)
         func giveUp() throws -> Bool {
             guard let saved else { throw LoweringError.notUnrollable }
-            state = saved
+            state.restore(saved)
             (speculationBudget, inlinedCalls) = (savedBudget, savedCalls)
             return false
         }
@@ -73,10 +73,10 @@ extension FunctionLowerer {
         }
         guard assignedVariables(body, program: program).isDisjoint(with: read) else { return true }
         if evaluatesTripCounts, let answer = evaluatedTripCountIsWithinLimit(condition, step, read, testFirst) { return answer }
-        let saved = state
+        let saved = state.snapshot()
         let (savedBudget, savedCalls) = (speculationBudget, inlinedCalls)
         defer {
-            state = saved
+            state.restore(saved)
             (speculationBudget, inlinedCalls) = (savedBudget, savedCalls)
         }
         var iterations = testFirst ? 0 : 1

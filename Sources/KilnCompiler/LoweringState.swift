@@ -151,6 +151,55 @@ struct LoweringState {
     var loopCount = 0
 }
 
+/// The lowering state as it was, to roll back to (a loop tried as uniform that needs masks,
+/// a loop that cannot be unrolled after all). The instruction lists, the register and unit
+/// tables, the source locations and the debug records only grow while lowering, so the
+/// snapshot keeps their lengths instead of sharing their storage: with `let saved = state`
+/// the next append to each shared array copied all of it (a snapshot per unrolled loop,
+/// the instructions alone tens of kilobytes each time). Everything else is copied as before.
+struct LoweringSnapshot {
+    fileprivate var state: LoweringState
+    fileprivate var counts: [Int]
+}
+
+extension LoweringState {
+    func snapshot() -> LoweringSnapshot {
+        var saved = self
+        let counts = [prologue.count, body.count, registerUnit.count, registerOffset.count, units.count,
+                      locations.count, debugEvents.count, debugActivations.count, debugVariables.count]
+        saved.prologue = []
+        saved.body = []
+        saved.registerUnit = []
+        saved.registerOffset = []
+        saved.units = []
+        saved.locations = []
+        saved.debugEvents = []
+        saved.debugActivations = []
+        saved.debugVariables = []
+        return LoweringSnapshot(state: saved, counts: counts)
+    }
+
+    /// Back to `snapshot`: its copied parts, and the append-only arrays cut to its lengths.
+    mutating func restore(_ snapshot: LoweringSnapshot) {
+        var grown = self
+        self = snapshot.state
+        let c = snapshot.counts
+        Self.truncate(&grown.prologue, c[0]); swap(&prologue, &grown.prologue)
+        Self.truncate(&grown.body, c[1]); swap(&body, &grown.body)
+        Self.truncate(&grown.registerUnit, c[2]); swap(&registerUnit, &grown.registerUnit)
+        Self.truncate(&grown.registerOffset, c[3]); swap(&registerOffset, &grown.registerOffset)
+        Self.truncate(&grown.units, c[4]); swap(&units, &grown.units)
+        Self.truncate(&grown.locations, c[5]); swap(&locations, &grown.locations)
+        Self.truncate(&grown.debugEvents, c[6]); swap(&debugEvents, &grown.debugEvents)
+        Self.truncate(&grown.debugActivations, c[7]); swap(&debugActivations, &grown.debugActivations)
+        Self.truncate(&grown.debugVariables, c[8]); swap(&debugVariables, &grown.debugVariables)
+    }
+
+    private static func truncate<T>(_ array: inout [T], _ count: Int) {
+        array.removeLast(array.count - count)
+    }
+}
+
 extension Array where Element == IRInstruction {
     /// Drops the instructions flagged in `removed` (one flag per instruction), keeping order,
     /// in place: building the kept list through `enumerated().filter` copied every
