@@ -5,11 +5,22 @@ import PackageDescription
 /// Modules run one way down the pipeline:
 /// KilnLanguage → KilnCompiler → KilnBytecode ← KilnVM → KilnRender → KilnCLI → kiln.
 /// The compiler and the VM never import each other; they meet in KilnBytecode.
-/// Release builds of the hot modules skip run-time exclusivity checks (every access to a
-/// class's stored property otherwise calls into the runtime): the VM's lane loops, and the
-/// compiler and front end, whose lowerer and checker are classes — 6–14 % of a compile's
-/// instructions (callgrind). Debug builds, which the tests run, keep the checks.
-let optimized: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+/// Release builds of the modules a `kiln compile` runs through ask for generic type
+/// metadata with direct accessor calls instead of mangled type names: instantiating a
+/// type from its mangled name (say the storage of a `Set<FunctionID>`) checks the
+/// `Hashable` requirement by scanning every protocol conformance record in the binary —
+/// ~8 800 of them with Foundation, NIO and the database drivers linked in, ~0.5 M
+/// instructions each time — while an accessor is handed the witness table it needs.
+/// A sixth fewer instructions for a whole-process compile (docs/benchmarks.md).
+let startup: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+                                            .when(configuration: .release))]
+/// The hot modules also skip run-time exclusivity checks (every access to a class's stored
+/// property otherwise calls into the runtime): the VM's lane loops, and the compiler and
+/// front end, whose lowerer and checker are classes — 6–14 % of a compile's instructions
+/// (callgrind). Debug builds, which the tests run, keep the checks.
+let optimized: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked", "-Xfrontend",
+                                               "-disable-concrete-type-metadata-mangled-name-accessors"],
+                                              .when(configuration: .release))]
 
 let package = Package(
     name: "Kiln",
@@ -33,7 +44,7 @@ let package = Package(
         // Refuses to start an x86-64-v3 build on an older CPU, before any Swift code runs
         // (README "CPU level"); plain C, always compiled for the baseline.
         .target(name: "CKilnCPU"),
-        .target(name: "KilnBytecode"),
+        .target(name: "KilnBytecode", swiftSettings: startup),
         .target(name: "KilnLanguage", swiftSettings: optimized),
         .target(name: "KilnCompiler", dependencies: ["KilnLanguage", "KilnBytecode", "CKiln"], swiftSettings: optimized),
         .target(name: "KilnVM", dependencies: ["KilnBytecode"], swiftSettings: optimized),
@@ -53,7 +64,7 @@ let package = Package(
             "CKilnCPU", "KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnRender", "KilnServer", "KilnWebSockets", "KilnScene",
             "KilnStorage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], swiftSettings: startup),
         .executableTarget(name: "kiln", dependencies: ["KilnCLI"]),
         // libFuzzer target over the whole compile + verify pipeline (see README "Fuzzing").
         // A normal build makes a corpus-replay tool; `-DFUZZING -sanitize=fuzzer` makes the fuzzer.
