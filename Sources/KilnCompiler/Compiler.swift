@@ -27,7 +27,7 @@ public struct CompileOptions: Hashable, Sendable {
     /// Off only to check that claim.
     public var skipsHopelessUniformAttempts = true
     /// Decide whether a loop's trip count is within `maxUnrolledIterations` by evaluating
-    /// its counter (`FunctionLowerer.evaluatedTripCountIsWithinLimit`) instead of lowering
+    /// its counter (`FunctionLowerer.evaluatedTripCount`) instead of lowering
     /// its condition and step on a snapshot of the lowering state: the same answer, without
     /// copying the state. Off only to check that claim.
     public var evaluatesTripCounts = true

@@ -16,7 +16,8 @@ import KilnLanguage
 /// known. The lowerer tries: it lowers condition, body and step over and over while the
 /// condition folds to true, and gives up — restoring the state it started from — when the
 /// condition does not fold, or the copies would exceed `CompileOptions.maxUnrolledIterations`
-/// or `maxUnrolledInstructions`, or a loop nested in the body cannot be unrolled itself.
+/// or `maxUnrolledInstructions` (projected from the latest copy when the trip count is
+/// known), or a loop nested in the body cannot be unrolled itself.
 /// Bodies that can leave early (`break`, `continue`, `return`, `discard_fragment`) are never
 /// unrolled. The copies compute the same operations in the same order, so the pictures
 /// are the same bytes (`LoopUnrollingTests`).
@@ -25,8 +26,9 @@ extension FunctionLowerer {
     func unrolled(_ condition: TypedExpression?, _ step: TypedExpression?, _ body: [TypedStatement],
                   _ testFirst: Bool) throws -> Bool {
         guard maxUnrolledIterations > 0, let condition,
-              !StatementScanner.canRetire(body, discards: functionDiscards),
-              try tripCountMayBeWithinLimit(condition, step, body, testFirst) else { return false }
+              !StatementScanner.canRetire(body, discards: functionDiscards) else { return false }
+        let tripCount = try tripCountBeforeLowering(condition, step, body, testFirst)
+        guard tripCount.mayBeWithinLimit else { return false }
         // Inside a loop being unrolled, a loop that cannot be unrolled makes the outer one
         // give up and restore its own snapshot: no snapshot here (each is a copy of the whole
         // lowering state once it is written to).
@@ -51,28 +53,42 @@ extension FunctionLowerer {
                 }
                 iterations += 1
                 guard iterations <= maxUnrolledIterations else { return try giveUp() }
+                let bodyBefore = state.body.count
                 try lowerBlock(body)
                 if let step { _ = try value(step) }
-                if state.body.count + state.prologue.count - start > maxUnrolledInstructions { return try giveUp() }
+                let used = state.body.count + state.prologue.count - start
+                if used > maxUnrolledInstructions { return try giveUp() }
+                // With the trip count known, each copy still to come adds about as much to
+                // the body as this one did: give up now rather than after lowering them.
+                // (Body only: the prologue part of a copy is mostly the constants and uniform
+                // values it hoisted, which the later copies reuse.)
+                if let count = tripCount.count,
+                   used + (state.body.count - bodyBefore) * (count - iterations) > maxUnrolledInstructions {
+                    return try giveUp()
+                }
             }
         } catch LoweringError.notUnrollable {
             return try giveUp()
         }
     }
 
-    /// False when the loop certainly runs more than `maxUnrolledIterations` times or its
-    /// condition certainly does not fold: found by running only the condition and step,
-    /// which is possible when the body assigns none of the variables they read. (Trying
-    /// the whole body first made `swirl`'s 32 iterations cost 16 copies of its body before
-    /// giving up: twice the compile time for nothing.) Leaves the state as it found it.
-    func tripCountMayBeWithinLimit(_ condition: TypedExpression, _ step: TypedExpression?, _ body: [TypedStatement],
-                                   _ testFirst: Bool) throws -> Bool {
+    /// What is known of the trip count before the body is lowered. `mayBeWithinLimit` is
+    /// false when the loop certainly runs more than `maxUnrolledIterations` times or its
+    /// condition certainly does not fold; `count` is how many times the body runs, when
+    /// known. Both found by running only the condition and step, which is possible when the
+    /// body assigns none of the variables they read. (Trying the whole body first made
+    /// `swirl`'s 32 iterations cost 16 copies of its body before giving up: twice the
+    /// compile time for nothing.) Leaves the state as it found it.
+    func tripCountBeforeLowering(_ condition: TypedExpression, _ step: TypedExpression?, _ body: [TypedStatement],
+                                 _ testFirst: Bool) throws -> (mayBeWithinLimit: Bool, count: Int?) {
         var read = Set<VariableID>()
         for e in [condition] + (step.map { [$0] } ?? []) {
             StatementScanner.visit(e) { if case .variable(let id) = $0.kind { read.insert(id) } }
         }
-        guard assignedVariables(body, program: program).isDisjoint(with: read) else { return true }
-        if evaluatesTripCounts, let answer = evaluatedTripCountIsWithinLimit(condition, step, read, testFirst) { return answer }
+        guard assignedVariables(body, program: program).isDisjoint(with: read) else { return (true, nil) }
+        if evaluatesTripCounts, let count = evaluatedTripCount(condition, step, read, testFirst) {
+            return count <= maxUnrolledIterations ? (true, count) : (false, nil)
+        }
         let saved = state.snapshot()
         let (savedBudget, savedCalls) = (speculationBudget, inlinedCalls)
         defer {
@@ -81,15 +97,16 @@ extension FunctionLowerer {
         }
         var iterations = testFirst ? 0 : 1
         while true {
-            guard let known = state.knownConstant[try value(condition)[0]] else { return false }
-            if known == 0 { return true }
+            guard let known = state.knownConstant[try value(condition)[0]] else { return (false, nil) }
+            if known == 0 { return (true, iterations) }
             iterations += 1
-            if iterations > maxUnrolledIterations { return false }
+            if iterations > maxUnrolledIterations { return (false, nil) }
             if let step { _ = try value(step) }
         }
     }
 
-    /// The same answer as `tripCountMayBeWithinLimit`'s trial, for the common loop — an
+    /// The trip count `tripCountBeforeLowering`'s trial would find (more than
+    /// `maxUnrolledIterations`: that limit plus one), for the common loop — an
     /// `int`/`uint` counter known now, a condition of constants and counters, a step of
     /// `++`, `--`, `+=`-style or plain assignments to counters — found with
     /// `ConstantEvaluator` instead of lowering: the trial snapshots the whole lowering state
@@ -98,8 +115,8 @@ extension FunctionLowerer {
     /// `art_starfield`'s compile time. Integer arithmetic folds to the same bits either way
     /// (`ConstantEvaluator` follows the VM's wrapping rules), so the answer is the same.
     /// Nil when the loop is of another form: the trial decides.
-    func evaluatedTripCountIsWithinLimit(_ condition: TypedExpression, _ step: TypedExpression?, _ read: Set<VariableID>,
-                                         _ testFirst: Bool) -> Bool? {
+    func evaluatedTripCount(_ condition: TypedExpression, _ step: TypedExpression?, _ read: Set<VariableID>,
+                            _ testFirst: Bool) -> Int? {
         // A counter's kind is the type of the expressions that read it.
         var kinds: [VariableID: ScalarKind] = [:]
         var plain = true
@@ -125,9 +142,9 @@ extension FunctionLowerer {
         var iterations = testFirst ? 0 : 1
         while true {
             guard case .bool(let holds)? = evaluator.evaluate(condition) else { return nil }
-            if !holds { return true }
+            if !holds { return iterations }
             iterations += 1
-            if iterations > maxUnrolledIterations { return false }
+            if iterations > maxUnrolledIterations { return iterations }
             if let step {
                 guard Self.applyStep(step, to: &values) else { return nil }
             }
