@@ -20,9 +20,10 @@ enum ArgumentDocParser {
     static func parse(_ lines: [String]) -> Result {
         var result = Result()
         for line in lines {
-            let text = Substring(line).drop { $0 == " " || $0 == "\t" || $0 == "/" || $0 == "*" }
-            guard text.hasPrefix("@arg") else { continue }
-            switch parseLine(text.dropFirst(4)) {
+            var scanner = Scanner(text: Array(line.utf8))
+            scanner.skip { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "*") }
+            guard scanner.consume("@arg") else { continue }
+            switch parseLine(&scanner) {
             case .success(let doc): result.docs.append(doc)
             case .failure(let problem): result.problems.append(problem.message)
             }
@@ -32,8 +33,8 @@ enum ArgumentDocParser {
 
     struct Problem: Error { var message: String }
 
-    private static func parseLine(_ line: Substring) -> Swift.Result<ArgumentDoc, Problem> {
-        var scanner = Scanner(text: Array(line.utf8))
+    /// The rest of an `@arg` line, after the `@arg`.
+    private static func parseLine(_ scanner: inout Scanner) -> Swift.Result<ArgumentDoc, Problem> {
         scanner.skipSpaces()
         guard let name = scanner.identifier() else {
             return .failure(Problem(message: "malformed '@arg' line: expected an argument name"))
@@ -44,10 +45,10 @@ enum ArgumentDocParser {
         scanner.skipSpaces()
         if let low = scanner.number() {
             scanner.skipSpaces()
-            let rangeProblem = Problem(message: "malformed '@arg \(name)': expected a range 'min...max'")
-            guard scanner.consume("...") else { return .failure(rangeProblem) }
+            func rangeProblem() -> Problem { Problem(message: "malformed '@arg \(name)': expected a range 'min...max'") }
+            guard scanner.consume("...") else { return .failure(rangeProblem()) }
             scanner.skipSpaces()
-            guard let high = scanner.number() else { return .failure(rangeProblem) }
+            guard let high = scanner.number() else { return .failure(rangeProblem()) }
             minimum = low
             maximum = high
             scanner.skipSpaces()
@@ -96,15 +97,20 @@ enum ArgumentDocParser {
         var rest: String { String(decoding: text[position...], as: UTF8.self) }
 
         mutating func skipSpaces() {
-            while position < text.count, text[position] == UInt8(ascii: " ") || text[position] == UInt8(ascii: "\t") {
-                position += 1
-            }
+            skip { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
         }
 
-        mutating func consume(_ literal: String) -> Bool {
-            let bytes = Array(literal.utf8)
-            guard position + bytes.count <= text.count, Array(text[position..<position + bytes.count]) == bytes else { return false }
-            position += bytes.count
+        mutating func skip(while matches: (UInt8) -> Bool) {
+            while position < text.count, matches(text[position]) { position += 1 }
+        }
+
+        /// Byte by byte against a literal: no arrays made (the line's `@arg` and every
+        /// separator go through here).
+        mutating func consume(_ literal: StaticString) -> Bool {
+            let count = literal.utf8CodeUnitCount
+            guard position + count <= text.count else { return false }
+            for offset in 0..<count where text[position + offset] != literal.utf8Start[offset] { return false }
+            position += count
             return true
         }
 

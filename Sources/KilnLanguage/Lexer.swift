@@ -68,7 +68,7 @@ public struct Lexer {
                               isAtLineStart: atLineStart, hasLeadingSpace: leadingSpace,
                               documentation: pendingDocumentation)
             if kind == .identifier {
-                token.wordFlags = Token.wordFlags(of: token.text)
+                token.wordFlags = Token.wordFlags(of: bytes[start.offset..<end.offset])
             } else if kind == .integerLiteral || kind == .floatLiteral {
                 switch NumericLiteral.parse(token.text) {
                 case .invalid(let message):
@@ -105,8 +105,11 @@ public struct Lexer {
                 let textStart = position + (isDoc ? 3 : 2)
                 while position < bytes.count, bytes[position] != UInt8(ascii: "\n") { position += 1 }
                 if isDoc {
-                    let text = String(decoding: bytes[textStart..<position], as: UTF8.self)
-                    pendingDocumentation.append(text.trimmingWhitespace())
+                    // Trimmed as bytes, before the one `String` is made.
+                    var from = textStart, to = position
+                    while from < to, isBlank(bytes[from]) { from += 1 }
+                    while to > from, isBlank(bytes[to - 1]) { to -= 1 }
+                    pendingDocumentation.append(String(decoding: bytes[from..<to], as: UTF8.self))
                 }
                 leadingSpace = true
             case UInt8(ascii: "/") where peek(1) == UInt8(ascii: "*"):
@@ -237,18 +240,12 @@ public struct Lexer {
     }
 
     @inline(__always) private func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+    /// Space, tab or carriage return: trimmed from `///` lines.
+    @inline(__always) private func isBlank(_ c: UInt8) -> Bool {
+        c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") || c == UInt8(ascii: "\r")
+    }
     @inline(__always) private func isIdentifierStart(_ c: UInt8) -> Bool {
         (c | 0x20 >= 97 && c | 0x20 <= 122) || c == UInt8(ascii: "_") || c == UInt8(ascii: "$")
     }
     @inline(__always) private func isIdentifierContinue(_ c: UInt8) -> Bool { isIdentifierStart(c) || isDigit(c) }
-}
-
-extension String {
-    /// The string without leading and trailing spaces and tabs.
-    fileprivate func trimmingWhitespace() -> String {
-        var slice = Substring(self)
-        while let first = slice.first, first == " " || first == "\t" || first == "\r" { slice.removeFirst() }
-        while let last = slice.last, last == " " || last == "\t" || last == "\r" { slice.removeLast() }
-        return String(slice)
-    }
 }

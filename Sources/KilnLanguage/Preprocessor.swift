@@ -96,6 +96,9 @@ public struct Preprocessor {
             return ([Token(kind: .endOfFile, text: "", range: start)],
                     [.error("source too large: \(totalBytes) bytes (limit maxSourceBytes = \(limits.maxSourceBytes))", at: start)])
         }
+        // About a token per four bytes of source (comments make it fewer): one allocation
+        // instead of growing the token array by doubling, each step copying every token.
+        preprocessor.output.reserveCapacity(min(totalBytes / 4, limits.maxTokens) + 1)
         preprocessor.processFile(mainFile, depth: 0)
         let end = preprocessor.lex(mainFile).last?.range ?? start
         preprocessor.output.append(Token(kind: .endOfFile, text: "", range: end, isAtLineStart: true))
