@@ -61,26 +61,27 @@ public struct Lexer {
                 tokens.append(Token(kind: .endOfFile, text: "", range: SourceRange(at: start), isAtLineStart: true))
                 return tokens
             }
-            guard let kind = scanToken() else { continue }
+            guard var kind = scanToken() else { continue }
             let end = location
-            var token = Token(kind: kind, text: String(decoding: bytes[start.offset..<end.offset], as: UTF8.self),
-                              range: SourceRange(start: start, end: end),
-                              isAtLineStart: atLineStart, hasLeadingSpace: leadingSpace,
-                              documentation: pendingDocumentation)
+            let text = String(decoding: bytes[start.offset..<end.offset], as: UTF8.self)
+            let range = SourceRange(start: start, end: end)
+            var wordFlags: UInt8 = 0
             if kind == .identifier {
-                token.wordFlags = Token.wordFlags(of: bytes[start.offset..<end.offset])
+                wordFlags = Token.wordFlags(of: bytes[start.offset..<end.offset])
             } else if kind == .integerLiteral || kind == .floatLiteral {
-                switch NumericLiteral.parse(token.text) {
-                case .invalid(let message):
-                    diagnostics.append(.error(message, at: token.range))
-                case .integer: token.kind = .integerLiteral
-                case .float: token.kind = .floatLiteral
+                switch NumericLiteral.parse(text) {
+                case .invalid(let message): diagnostics.append(.error(message, at: range))
+                case .integer: kind = .integerLiteral
+                case .float: kind = .floatLiteral
                 }
             }
+            // Built in place in the array (a `var token` appended afterwards was copied in and
+            // then destroyed: two passes over its references per token).
+            tokens.append(Token(kind: kind, text: text, range: range, isAtLineStart: atLineStart,
+                                hasLeadingSpace: leadingSpace, documentation: pendingDocumentation, wordFlags: wordFlags))
             if !pendingDocumentation.isEmpty { pendingDocumentation = [] }
             atLineStart = false
             leadingSpace = false
-            tokens.append(consume token)
         }
     }
 

@@ -265,25 +265,29 @@ extension Parser {
     @inline(never)
     mutating func parseNamePrimary() throws(Failure) -> Expression {
         let token = current
-        switch token.isReservedWord ? token.text : "" {
-        case "true", "false":
-            advance()
-            return Expression(.booleanLiteral(token.text == "true"), range: token.range)
-        case "static_cast", "reinterpret_cast", "const_cast":
-            advance()
-            let open = try expect("<", "after '\(token.text)'")
-            let type = try parseType()
-            try expectClosingAngle(open)
-            let parenthesis = try expect("(")
-            let operand = try parseExpression()
-            try expect(")", "", matching: parenthesis)
-            return Expression(.cast(type, operand), range: range(from: token.range.start))
-        case "template":
-            throw fail("not supported: templates", at: token)
-        case "sizeof", "alignof":
-            throw fail("not supported: '\(token.text)'", at: token)
-        default:
-            break
+        // Only reserved words can be one of these: any other name skips the eight string
+        // comparisons (every identifier in an expression comes through here).
+        if token.isReservedWord {
+            switch token.text {
+            case "true", "false":
+                advance()
+                return Expression(.booleanLiteral(token.text == "true"), range: token.range)
+            case "static_cast", "reinterpret_cast", "const_cast":
+                advance()
+                let open = try expect("<", "after '\(token.text)'")
+                let type = try parseType()
+                try expectClosingAngle(open)
+                let parenthesis = try expect("(")
+                let operand = try parseExpression()
+                try expect(")", "", matching: parenthesis)
+                return Expression(.cast(type, operand), range: range(from: token.range.start))
+            case "template":
+                throw fail("not supported: templates", at: token)
+            case "sizeof", "alignof":
+                throw fail("not supported: '\(token.text)'", at: token)
+            default:
+                break
+            }
         }
         if (token.isBuiltinTypeName && Parser.genericTypeNames.contains(token.text)) || (token.text == "metal" && peek(1).isPunctuator("::")
                                                              && Parser.genericTypeNames.contains(peek(2).text)) {

@@ -97,6 +97,12 @@ public struct Token: Sendable {
 
     public init(kind: Kind, text: String, range: SourceRange, isAtLineStart: Bool = false,
                 hasLeadingSpace: Bool = false, documentation: [String] = [], expansion: Expansion? = nil) {
+        self.init(kind: kind, text: text, range: range, isAtLineStart: isAtLineStart, hasLeadingSpace: hasLeadingSpace,
+                  documentation: documentation, expansion: expansion, wordFlags: 0)
+    }
+
+    init(kind: Kind, text: String, range: SourceRange, isAtLineStart: Bool, hasLeadingSpace: Bool,
+         documentation: [String], expansion: Expansion? = nil, wordFlags: UInt8) {
         self.kind = kind
         self.text = text
         self.range = range
@@ -105,6 +111,7 @@ public struct Token: Sendable {
         self.documentation = documentation
         self.expansion = expansion
         self.hideSet = 0
+        self.wordFlags = wordFlags
     }
 
     /// `true` for the punctuator spelled `spelling`.
