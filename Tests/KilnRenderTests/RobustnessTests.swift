@@ -29,8 +29,10 @@ import Testing
         #expect(message?.contains("budget") == true, "\(message ?? "no error")")
         #expect(["test.metal:5:", "test.metal:6:", "test.metal:7:"].contains { message?.contains($0) == true },
                 "\(message ?? "no error")")
-        // Measured ≈ 0.2 s on an idle machine (debug build); the bound leaves room for a loaded one.
-        #expect(seconds < 5, "took \(seconds) s")
+        // A hang guard, not a benchmark: debug build, 2.7 s on an idle 2-core AMD EPYC (the
+        // budget stops the first batch after a million instructions a lane), 6.6 s there
+        // with the rest of the suite running beside it — which failed the old 5-s bound.
+        #expect(seconds < 30, "took \(seconds) s")
         print("RobustnessTests: endless loop at 512² stopped after \(String(format: "%.3f", seconds)) s: \(message ?? "")")
     }
 
