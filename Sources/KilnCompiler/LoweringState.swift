@@ -158,45 +158,51 @@ struct LoweringState {
 /// the next append to each shared array copied all of it (a snapshot per unrolled loop,
 /// the instructions alone tens of kilobytes each time). Everything else is copied as before.
 struct LoweringSnapshot {
+    /// The state with its append-only arrays emptied (so it shares none of their storage).
     fileprivate var state: LoweringState
-    fileprivate var counts: [Int]
+    /// Their lengths, in the order of `LoweringState.appendOnly`.
+    fileprivate var lengths: [Int]
 }
 
 extension LoweringState {
+    /// One append-only array: empty it (in a snapshot's copy) and report its length; cut the
+    /// grown one back to a length and move it into the restored state.
+    private struct AppendOnly {
+        let empty: (inout LoweringState) -> Int
+        let restore: (inout LoweringState, inout LoweringState, Int) -> Void
+
+        init<Element>(_ path: WritableKeyPath<LoweringState, [Element]>) {
+            empty = { state in
+                defer { state[keyPath: path] = [] }
+                return state[keyPath: path].count
+            }
+            restore = { state, grown, length in
+                grown[keyPath: path].removeLast(grown[keyPath: path].count - length)
+                swap(&state[keyPath: path], &grown[keyPath: path])
+            }
+        }
+    }
+
+    /// The arrays that lowering only appends to.
+    private static let appendOnly = [
+        AppendOnly(\.prologue), AppendOnly(\.body), AppendOnly(\.registerUnit), AppendOnly(\.registerOffset),
+        AppendOnly(\.units), AppendOnly(\.locations), AppendOnly(\.debugEvents), AppendOnly(\.debugActivations),
+        AppendOnly(\.debugVariables),
+    ]
+
     func snapshot() -> LoweringSnapshot {
         var saved = self
-        let counts = [prologue.count, body.count, registerUnit.count, registerOffset.count, units.count,
-                      locations.count, debugEvents.count, debugActivations.count, debugVariables.count]
-        saved.prologue = []
-        saved.body = []
-        saved.registerUnit = []
-        saved.registerOffset = []
-        saved.units = []
-        saved.locations = []
-        saved.debugEvents = []
-        saved.debugActivations = []
-        saved.debugVariables = []
-        return LoweringSnapshot(state: saved, counts: counts)
+        let lengths = Self.appendOnly.map { $0.empty(&saved) }
+        return LoweringSnapshot(state: saved, lengths: lengths)
     }
 
     /// Back to `snapshot`: its copied parts, and the append-only arrays cut to its lengths.
     mutating func restore(_ snapshot: LoweringSnapshot) {
+        // `grown` holds the only reference to each grown array once `self` is replaced, so
+        // cutting it back happens in place.
         var grown = self
         self = snapshot.state
-        let c = snapshot.counts
-        Self.truncate(&grown.prologue, c[0]); swap(&prologue, &grown.prologue)
-        Self.truncate(&grown.body, c[1]); swap(&body, &grown.body)
-        Self.truncate(&grown.registerUnit, c[2]); swap(&registerUnit, &grown.registerUnit)
-        Self.truncate(&grown.registerOffset, c[3]); swap(&registerOffset, &grown.registerOffset)
-        Self.truncate(&grown.units, c[4]); swap(&units, &grown.units)
-        Self.truncate(&grown.locations, c[5]); swap(&locations, &grown.locations)
-        Self.truncate(&grown.debugEvents, c[6]); swap(&debugEvents, &grown.debugEvents)
-        Self.truncate(&grown.debugActivations, c[7]); swap(&debugActivations, &grown.debugActivations)
-        Self.truncate(&grown.debugVariables, c[8]); swap(&debugVariables, &grown.debugVariables)
-    }
-
-    private static func truncate<T>(_ array: inout [T], _ count: Int) {
-        array.removeLast(array.count - count)
+        for (array, length) in zip(Self.appendOnly, snapshot.lengths) { array.restore(&self, &grown, length) }
     }
 }
 
