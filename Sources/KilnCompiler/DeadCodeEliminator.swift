@@ -16,8 +16,9 @@ enum DeadCodeEliminator {
     /// Marks from the roots and removes what stayed unmarked. A unit turning live makes
     /// every instruction writing it kept, and what those read live in turn: a worklist over
     /// each unit's definitions reaches the same least fixed point as sweeping the whole
-    /// code until nothing changes, in one visit per instruction instead of one per sweep
-    /// (the repeated sweeps were 5 % of an unrolled shader's compile).
+    /// code until nothing changes, in one visit per instruction instead of one per sweep.
+    /// (Straight-line code needed only two sweeps, so the gain there is small — 0.3 % of
+    /// raymarch's compile; a loop whose values feed back needs one sweep per step back.)
     private static func sweep(_ state: inout LoweringState, roots: [VirtualRegister]) {
         let unitOf = state.registerUnit
         let unitCount = state.units.count
