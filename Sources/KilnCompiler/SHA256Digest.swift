@@ -1,12 +1,13 @@
 import CKiln
 
-/// SHA-256 through OpenSSL's libcrypto: library provenance and the server's compile cache key.
+/// SHA-256 through OpenSSL's libcrypto (`kiln_sha256`, which skips OpenSSL 3's EVP start-up):
+/// library provenance and the server's compile cache key.
 public enum SHA256Digest {
     /// The 32-byte digest of `bytes`.
     public static func hash(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         bytes.withUnsafeBufferPointer { input in
-            _ = CKiln.SHA256(input.baseAddress, input.count, &digest)
+            kiln_sha256(input.baseAddress, input.count, &digest)
         }
         return digest
     }

@@ -75,7 +75,7 @@ public enum ContentID {
     /// SHA-256 through OpenSSL's libcrypto (as the compiler's provenance does).
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        bytes.withUnsafeBufferPointer { input in _ = CKiln.SHA256(input.baseAddress, input.count, &digest) }
+        bytes.withUnsafeBufferPointer { input in kiln_sha256(input.baseAddress, input.count, &digest) }
         return digest
     }
 
