@@ -22,6 +22,15 @@ let optimized: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked",
                                                "-disable-concrete-type-metadata-mangled-name-accessors"],
                                               .when(configuration: .release))]
 
+/// The executable exports no symbols. By default Swift links executables with
+/// `--export-dynamic`, which put all 40 000 of Kiln's symbols in the dynamic symbol table:
+/// the loader hashed through it for every symbol each shared library (libcrypto, libssl,
+/// libstdc++…) resolves at start-up, and the runtime's `dladdr` at start-up scanned it.
+/// Nothing looks Kiln's symbols up by name (conformances and metadata are found through
+/// their own sections; crash backtraces read the symbol table, which stays).
+let exportNothing: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic"],
+                                                   .when(platforms: [.linux], configuration: .release))]
+
 let package = Package(
     name: "Kiln",
     platforms: [.macOS(.v13)],
@@ -65,7 +74,7 @@ let package = Package(
             "KilnStorage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: startup),
-        .executableTarget(name: "kiln", dependencies: ["KilnCLI"]),
+        .executableTarget(name: "kiln", dependencies: ["KilnCLI"], linkerSettings: exportNothing),
         // libFuzzer target over the whole compile + verify pipeline (see README "Fuzzing").
         // A normal build makes a corpus-replay tool; `-DFUZZING -sanitize=fuzzer` makes the fuzzer.
         .executableTarget(name: "KilnFuzz", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnVM"]),
