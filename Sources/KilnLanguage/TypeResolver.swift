@@ -7,18 +7,20 @@ enum TypeResolver {
     /// Every built-in scalar/vector/matrix type name.
     static let builtinTypes: [String: KType] = {
         var table: [String: KType] = [:]
+        table.reserveCapacity(200)
         let scalars: [(String, ScalarKind)] = [
             ("bool", .bool), ("int", .int), ("uint", .uint), ("short", .short), ("ushort", .ushort),
             ("char", .char), ("uchar", .uchar), ("float", .float), ("half", .half),
         ]
         for (name, kind) in scalars {
             table[name] = .scalar(kind)
-            for n in 2...4 {
+            // Concatenation, not interpolation (cheaper; this table is made in every process).
+            for (n, digit) in [(2, "2"), (3, "3"), (4, "4")] {
                 let vector = KType.vector(kind, n)
-                table["\(name)\(n)"] = vector
-                table["vector_\(name)\(n)"] = vector
-                table["simd_\(name)\(n)"] = vector
-                table["packed_\(name)\(n)"] = vector
+                table[name + digit] = vector
+                table["vector_" + name + digit] = vector
+                table["simd_" + name + digit] = vector
+                table["packed_" + name + digit] = vector
             }
         }
         // C spellings that also name the 32/16-bit scalars.
@@ -34,12 +36,13 @@ enum TypeResolver {
         table["signed char"] = .scalar(.char)
         table["unsigned char"] = .scalar(.uchar)
         for kind in [ScalarKind.float, .half] {
-            for c in 2...4 {
-                for r in 2...4 {
+            for (c, columns) in [(2, "2"), (3, "3"), (4, "4")] {
+                for (r, rows) in [(2, "2"), (3, "3"), (4, "4")] {
                     let matrix = KType.matrix(kind, columns: c, rows: r)
-                    table["\(kind.rawValue)\(c)x\(r)"] = matrix
-                    table["simd_\(kind.rawValue)\(c)x\(r)"] = matrix
-                    table["matrix_\(kind.rawValue)\(c)x\(r)"] = matrix
+                    let name = kind.rawValue + columns + "x" + rows
+                    table[name] = matrix
+                    table["simd_" + name] = matrix
+                    table["matrix_" + name] = matrix
                 }
             }
         }

@@ -82,4 +82,13 @@ struct IncludePathTests {
         #expect(loaded.searchPaths == ["../../../Shared"])
         #expect(loaded.diskPaths.count == 4)
     }
+
+    @Test("the include scan finds every directive form, CRLF lines included, and nothing else")
+    func includeScanFindsTheDirectives() {
+        let text = "#include <metal_stdlib>\r\n  #  include \"a/b.h\"\r\n#include_next <c.h>\n#include \"\"\n"
+            + "// #include \"comment.h\" (not at a line's start)\n#define X 1\n\t#include<d.h>\n#include \"unclosed.h"
+        let found = ShaderSources.includes(in: text)
+        #expect(found.map(\.path) == ["metal_stdlib", "a/b.h", "d.h"])
+        #expect(found.map(\.isSystem) == [true, false, true])
+    }
 }
