@@ -136,17 +136,18 @@ extension Checker {
 
     /// (worst, total) conversion cost of `arguments` for one signature, `nil` if not viable.
     @inline(__always)
-    private func rank(_ arguments: [TypedExpression], _ parameters: [KType], _ references: [Bool], required: Int) -> (Int, Int)? {
-        guard arguments.count <= parameters.count, arguments.count >= required else { return nil }
+    /// `types` are the arguments' types.
+    private func rank(_ arguments: [TypedExpression], _ types: [KType], _ parameters: [KType], _ references: [Bool],
+                      required: Int) -> (Int, Int)? {
+        guard types.count <= parameters.count, types.count >= required else { return nil }
         var worst = 0, total = 0
-        for index in arguments.indices {
-            let argument = arguments[index]
+        for index in types.indices {
             let cost: Int
             if references[index] {
-                guard argument.type == parameters[index], assignabilityProblem(argument) == nil else { return nil }
+                guard types[index] == parameters[index], assignabilityProblem(arguments[index]) == nil else { return nil }
                 cost = 0
             } else {
-                guard let c = Self.conversionCost(from: argument.type, to: parameters[index]) else { return nil }
+                guard let c = Self.conversionCost(from: types[index], to: parameters[index]) else { return nil }
                 cost = c
             }
             worst = max(worst, cost)
@@ -190,17 +191,22 @@ extension Checker {
                 }
             }
         }
+        // The argument types once, not once per candidate; candidates by index, not copied
+        // (a copy of a `BuiltinOverload` retains and releases its three arrays, and `max`
+        // has 28 overloads).
+        let types = arguments.map(\.type)
         var anyVisible = false
         for index in users where signatures[index].order <= visible {
             anyVisible = true
-            let signature = signatures[index]
-            let required = signature.defaults.firstIndex { $0 != nil } ?? signature.parameterTypes.count
-            if let cost = rank(arguments, signature.parameterTypes, signature.mutableReferences, required: required) {
+            let required = signatures[index].defaults.firstIndex { $0 != nil } ?? signatures[index].parameterTypes.count
+            if let cost = rank(arguments, types, signatures[index].parameterTypes, signatures[index].mutableReferences,
+                               required: required) {
                 consider(cost, user: index, builtin: nil)
             }
         }
-        for (index, overload) in builtins.enumerated() {
-            if let cost = rank(arguments, overload.parameters, overload.referenceParameters, required: overload.parameters.count) {
+        for index in builtins.indices {
+            if let cost = rank(arguments, types, builtins[index].parameters, builtins[index].referenceParameters,
+                               required: builtins[index].parameters.count) {
                 consider(cost, user: nil, builtin: index)
             }
         }
