@@ -11,7 +11,9 @@ import PackageDescription
 /// `Hashable` requirement by scanning every protocol conformance record in the binary —
 /// ~8 800 of them with Foundation, NIO and the database drivers linked in, ~0.5 M
 /// instructions each time — while an accessor is handed the witness table it needs.
-/// A sixth fewer instructions for a whole-process compile (docs/benchmarks.md).
+/// A sixth fewer instructions for a whole-process compile (docs/benchmarks.md). The
+/// Makefile and the Docker image pass the same flag to every module, the dependencies
+/// included (ArgumentParser's sets and dictionaries), which no setting here can reach.
 let startup: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
                                             .when(configuration: .release))]
 /// The hot modules also skip run-time exclusivity checks (every access to a class's stored
