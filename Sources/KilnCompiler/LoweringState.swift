@@ -94,8 +94,8 @@ struct PureKey: Hashable {
     var mode: UInt8
     var literalCount: UInt16
 
-    /// Three words instead of seven fields one by one, as `ValueNumbering.Key` (each
-    /// `combine` is a SipHash round; equality still compares every field).
+    /// Three words instead of seven fields one by one (each `combine` is a SipHash round;
+    /// equality still compares every field).
     func hash(into hasher: inout Hasher) {
         hasher.combine(hashWord(b, c))
         hasher.combine(hashWord(d, Int(imm)))

@@ -22,20 +22,23 @@ import KilnBytecode
 /// and only results outside the prologue's units: those are uniform registers the
 /// allocator places apart.
 enum ValueNumbering {
-    struct Key: Hashable {
+    /// What an instruction computes: its opcode and operands, each operand with the version
+    /// of its unit when read.
+    struct Key {
         var opcode: Opcode
         var b: VirtualRegister, c: VirtualRegister, d: VirtualRegister
         var bVersion: Int, cVersion: Int, dVersion: Int
         var imm: UInt32
         var mode: UInt8
 
-        /// Three words instead of the nine fields one by one (equality still compares every
-        /// field): each `combine` is a round of SipHash, and value numbering looks up every
-        /// instruction of the body — the synthesized hash was a tenth of a big shader's compile.
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(hashWord(b, c))
-            hasher.combine(hashWord(d, Int(imm)) ^ UInt64(opcode.rawValue) << 56 ^ UInt64(mode) << 48)
-            hasher.combine(hashWord(bVersion, cVersion) ^ UInt64(UInt32(truncatingIfNeeded: dVersion)) << 16)
+        /// The key as the table's four words, without loss: registers (−1 for none) and
+        /// versions take 32 bits each — a function has far fewer than 2³² of either (the
+        /// compile limits bound its instructions) — and the opcode and mode fit beside the
+        /// last version.
+        var words: ValueTable.Key {
+            assert([b, c, d, bVersion, cVersion, dVersion].allSatisfy { $0 >= -1 && $0 < Int(UInt32.max) })
+            return (hashWord(b, c), hashWord(d, Int(imm)), hashWord(bVersion, cVersion),
+                    UInt64(UInt32(truncatingIfNeeded: dVersion)) | UInt64(opcode.rawValue) << 32 | UInt64(mode) << 40)
         }
     }
 
@@ -51,10 +54,7 @@ enum ValueNumbering {
     @discardableResult
     static func run(_ state: inout LoweringState) -> Int {
         var version = [Int](repeating: 0, count: state.units.count)
-        var available: [Key: (register: VirtualRegister, version: Int)] = [:]
-        // A block holds at most the body's instructions: growing the table step by step
-        // rehashed every key each time (a quarter of this pass on an unrolled shader).
-        available.reserveCapacity(state.body.count)
+        var available = ValueTable(expected: min(state.body.count, 4096))
         /// `mov copy, original` seen in this block: while neither has been written since,
         /// reading the copy is reading the original (so `(i.x + 1) · 127.1` matches after
         /// the second `i.x + 1` became a copy of the first). Indexed by the copy's virtual
@@ -80,25 +80,25 @@ enum ValueNumbering {
             let instruction = state.body[index]
             if instruction.isDebug { continue }
             if instruction.isLabel {
-                available.removeAll(keepingCapacity: true)
+                available.removeAll()
                 block += 1
                 continue
             }
-            var key: Key?
+            var key: ValueTable.Key?
             switch instruction.opcode.shape {
             case .unary, .binary, .ternary:
                 guard instruction.opcode != .mov else { break }
                 let (b, c, d) = (canonical(instruction.b), canonical(instruction.c), canonical(instruction.d))
                 key = Key(opcode: instruction.opcode, b: b.register, c: c.register, d: d.register,
                           bVersion: b.version, cVersion: c.version, dVersion: d.version,
-                          imm: instruction.imm, mode: instruction.mode)
+                          imm: instruction.imm, mode: instruction.mode).words
             default:
                 break
             }
             let destination = instruction.writes ?? -1
             let destinationUnit = destination >= 0 ? state.registerUnit[destination] : -1
             // One lookup for both uses below (the table does not change in between).
-            let earlier = key.flatMap { available[$0] }
+            let earlier = key.flatMap { available.lookup($0) }
             if destination >= 0, !state.units[destinationUnit].isPrologue,
                let earlier, earlier.register != destination,
                unitVersion(earlier.register) == earlier.version {
@@ -115,12 +115,12 @@ enum ValueNumbering {
             if let key, destination >= 0, !state.units[destinationUnit].isPrologue {
                 // Keep the earliest result while it holds: later copies point at it.
                 if let earlier, unitVersion(earlier.register) == earlier.version {} else {
-                    available[key] = (destination, version[destinationUnit])
+                    available.insert(key, register: destination, version: version[destinationUnit])
                 }
             }
             switch instruction.opcode.shape {
             case .none, .jump:          // `ret`, `jmp`: what follows is only a jump target
-                available.removeAll(keepingCapacity: true)
+                available.removeAll()
                 block += 1
             default: break
             }
@@ -129,8 +129,8 @@ enum ValueNumbering {
     }
 }
 
-/// Two ints' low halves as one word, for keys that feed `Hasher` a few words instead of many
-/// fields (`ValueNumbering.Key`, `PureKey`).
+/// Two ints' low halves as one word: `ValueNumbering.Key`'s packed form, and the few words
+/// `PureKey` feeds `Hasher` instead of many fields.
 func hashWord(_ low: Int, _ high: Int) -> UInt64 {
     UInt64(UInt32(truncatingIfNeeded: low)) | UInt64(UInt32(truncatingIfNeeded: high)) << 32
 }
