@@ -83,6 +83,20 @@ struct IncludePathTests {
         #expect(loaded.diskPaths.count == 4)
     }
 
+    @Test("a project saved with CRLF line ends compiles, headers after the first line included")
+    func crlfProjectCompiles() throws {
+        // The loader's scan once split lines on `Character`s, and "\r\n" is one: it saw a
+        // CRLF file as a single line and reported the second include as not found.
+        let root = try Self.project([
+            "a.metal": "#include <metal_stdlib>\r\nusing namespace metal;\r\n#include \"helper.h\"\r\n"
+                + "[[ stitchable ]] half4 f(float2 p, half4 c) { return c * half(k()); }\r\n",
+            "helper.h": "static float k() { return 0.5; }\r\n",
+        ])
+        let outcome = TestSupport.kiln("compile", root.appendingPathComponent("a.metal").path,
+                                       "-o", root.appendingPathComponent("a.kilnlib").path)
+        #expect(outcome.exitCode == 0, "\(outcome.errorOutput)")
+    }
+
     @Test("the include scan finds every directive form, CRLF lines included, and nothing else")
     func includeScanFindsTheDirectives() {
         let text = "#include <metal_stdlib>\r\n  #  include \"a/b.h\"\r\n#include_next <c.h>\n#include \"\"\n"
