@@ -135,8 +135,8 @@ enum ShaderSources {
     /// see an include inside a comment or an `#if 0` block, which only means a header is
     /// read that the compiler ignores.
     ///
-    /// It scans bytes, not `Character`s: splitting the text into grapheme clusters cost more
-    /// than the whole compile's lexer (1.3 M instructions for `gradient.metal` and
+    /// It scans bytes, not `Character`s: splitting the text into grapheme clusters cost as
+    /// much as the whole compile's lexer (1.3 M instructions for `gradient.metal` and
     /// `common.h`), and a CRLF file's `"\r\n"` is one `Character`, so its lines never split.
     static func includes(in text: String) -> [(path: String, isSystem: Bool)] {
         let bytes = Array(text.utf8)

@@ -134,9 +134,9 @@ extension Checker {
         return .success(costs)
     }
 
-    /// (worst, total) conversion cost of `arguments` for one signature, `nil` if not viable.
+    /// (worst, total) conversion cost of `arguments` (whose types are `types`) for one
+    /// signature, `nil` if not viable.
     @inline(__always)
-    /// `types` are the arguments' types.
     private func rank(_ arguments: [TypedExpression], _ types: [KType], _ parameters: [KType], _ references: [Bool],
                       required: Int) -> (Int, Int)? {
         guard types.count <= parameters.count, types.count >= required else { return nil }
