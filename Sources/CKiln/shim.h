@@ -7,7 +7,7 @@
 /// SHA-256 of `count` bytes into `digest` (32 bytes), through the digest's own functions
 /// rather than the one-shot `SHA256()`: in OpenSSL 3 the one-shot goes through EVP, whose
 /// first use initialises the library (configuration file, default provider) — about 6 M
-/// instructions, an eighth of a whole `kiln compile`. These functions are deprecated since
+/// instructions, a seventh of a whole `kiln compile`. These functions are deprecated since
 /// 3.0 but compute the same digest with the same code (the CPU's SHA instructions where it
 /// has them) and initialise nothing.
 static inline void kiln_sha256(const unsigned char *bytes, size_t count, unsigned char *digest) {

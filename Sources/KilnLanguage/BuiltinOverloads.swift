@@ -9,12 +9,12 @@ struct BuiltinOverload: Sendable {
     let noDefaults: [TypedExpression?]
 
     init(builtin: Builtin, parameters: [KType], result: KType, referenceParameters: [Bool],
-         noDefaults: [TypedExpression?]? = nil) {
+         noDefaults: [TypedExpression?]) {
         self.builtin = builtin
         self.parameters = parameters
         self.result = result
         self.referenceParameters = referenceParameters
-        self.noDefaults = noDefaults ?? Array(repeating: nil, count: parameters.count)
+        self.noDefaults = noDefaults
     }
 }
 
