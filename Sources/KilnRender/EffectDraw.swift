@@ -219,7 +219,7 @@ final class EffectDraw: PreparedDraw {
     }
 
     /// Quantizes planar RGBA lanes into the interleaved RGBA8 pixels of the batch's tile.
-    /// All 64 lanes are quantized in lane order first — one branch-free loop without
+    /// All the batch's lanes are quantized in lane order first — one branch-free loop without
     /// optionals, which the optimizer vectorizes (per-lane `store` calls with optional
     /// channels were about a fifth of the VM's time in `bench` color) — then each pixel of
     /// the tile inside the image is copied to its place.

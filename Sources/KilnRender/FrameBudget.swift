@@ -23,9 +23,10 @@ final class FrameBudget: @unchecked Sendable {
     private let executed = Atomic<Int>(0)
     private let executedUniform = Atomic<Int>(0)
 
-    /// Work one core does in a second on the development machine (a 64-lane `fadd` takes
-    /// about 6.5 ns; `Opcode.workCost` scales the rest to it). Only used to say roughly how
-    /// long a refused frame would have taken.
+    /// Work one core does in a second on the development machine (a 64-lane `fadd` took
+    /// about 6.5 ns; work counts lanes, so the batch size does not change it;
+    /// `Opcode.workCost` scales the rest to it). Only used to say roughly how long a
+    /// refused frame would have taken.
     static let workPerSecond = 10_000_000_000
 
     init(limits: RenderLimits, cancellation: RenderCancellation?) {
@@ -100,7 +101,7 @@ final class FrameBudget: @unchecked Sendable {
 }
 
 /// What a frame executed, over every batch and worker (helper lanes and masked-off lanes
-/// included: every instruction runs over all 64 lanes of its batch).
+/// included: every instruction runs over all `laneCount` lanes of its batch).
 public struct FrameCounts: Sendable, Equatable {
     /// Lane-instructions weighted by `Opcode.workCost` (what `maxFrameWork` limits).
     public var work: Int

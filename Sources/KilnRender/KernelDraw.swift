@@ -4,13 +4,17 @@ import KilnVM
 
 /// Runs a `kernel` function the way a preview reads one: a grid of threads the size of the
 /// frame (`dispatchThreads`, so no thread lies past the edge), in threadgroups of
-/// `groupSize` × `groupSize`, one threadgroup per batch (lane = 8·y + x inside it). Every
+/// `groupSize` × `groupSize`, `groupsPerBatch` threadgroups side by side per batch (lane =
+/// 64·group + 8·y + x: the language has no threadgroup memory or barriers, so groups that
+/// share a batch cannot observe each other). Every
 /// texture the kernel may write (`Binding.outputTexture`) is a frame-sized image,
 /// transparent black until written; the frame shows the one with the lowest slot.
 /// Other textures are the content, as for a fragment pass (docs/language.md, "Kernel functions").
 final class KernelDraw: PreparedDraw {
-    /// Threadgroup side: 8 × 8 = `laneCount` threads, one batch.
+    /// Threadgroup side: 8 × 8 threads, as Metal previews commonly dispatch.
     static let groupSize = 8
+    /// Threadgroups one batch of `laneCount` lanes runs, left to right in a row of groups.
+    static let groupsPerBatch = laneCount / (groupSize * groupSize)
 
     let width: Int
     let height: Int
@@ -70,7 +74,7 @@ final class KernelDraw: PreparedDraw {
             let shader = shaders[worker]
             var tally = FrameBudget.Tally()
             do throws(RenderError) {
-                for x0 in stride(from: 0, to: width, by: size) {
+                for x0 in stride(from: 0, to: width, by: size * Self.groupsPerBatch) {
                     writeInputs(shader, x0: x0, y0: rows.lowerBound)
                     try shader.run()
                     try budget.charge(shader, to: &tally)
@@ -107,16 +111,18 @@ final class KernelDraw: PreparedDraw {
         }
     }
 
-    /// The thread-position inputs of the threadgroup whose first thread is (`x0`, `y0`).
-    private func writeInputs(_ shader: LaneShader, x0: Int, y0: Int) {
+    /// The thread-position inputs of the `groupsPerBatch` threadgroups whose first thread is
+    /// (`x0`, `y0`). A group past the grid's right edge has no thread in the grid.
+    private func writeInputs(_ shader: LaneShader, x0 first: Int, y0: Int) {
         let size = Self.groupSize
         let groups = ((width + size - 1) / size, (height + size - 1) / size)
         for input in inputs {
             for component in 0..<min(input.components, 3) {
                 let lanes = shader.lanes(input.register + UInt16(component))
                 for lane in 0..<laneCount {
-                    // (x, y, z) of the position, for the lane at (x, y) of the threadgroup.
-                    let x = lane % size, y = lane / size
+                    // (x, y, z) of the position, for the lane at (x, y) of its threadgroup.
+                    let local = lane % (size * size), x0 = first + lane / (size * size) * size
+                    let x = local % size, y = local / size
                     let v: (Int, Int, Int)
                     switch input.position {
                     case .inGrid: v = (x0 + x < width && y0 + y < height ? 1 : 0, 0, 0)

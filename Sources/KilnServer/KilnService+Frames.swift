@@ -167,7 +167,7 @@ extension KilnService {
     /// How much dearer an edit's coarse frame was per pixel than the full frame after it:
     /// coarse time × k² over full time, at least 1 and at most 16. The next edit chooses its
     /// stride for the full frame's time times this. Why coarse pixels cost more: every k-th
-    /// pixel puts far-apart pixels in one batch of 64 lanes, so loops diverge more (a
+    /// pixel puts far-apart pixels in one batch of lanes, so loops diverge more (a
     /// ray-marched frame at stride 8 took 2.4 ms, not the 0.86 ms a 64th of its full frame
     /// predicts), and a small frame pays its fixed costs (preparing the function, waking the
     /// workers) over few pixels.

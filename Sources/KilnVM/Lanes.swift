@@ -1,5 +1,5 @@
 /// Number of lanes (pixels) one VM batch runs. Every register holds this many 32-bit values.
-public let laneCount = 64
+public let laneCount = 128
 
 /// Which pixels the `laneCount` lanes of a full-frame batch shade: a tile of
 /// `columns` × `rows` pixels made of 2×2 quads (lane = 4·quad + 2·(row within the quad) +
@@ -9,7 +9,7 @@ public let laneCount = 64
 /// number of steps, and a batch runs as long as its slowest lane.
 public enum BatchTile {
     /// Tile width and height in pixels (`columns × rows == laneCount`, both even).
-    public static let columns = 8
+    public static let columns = 16
     public static let rows = laneCount / columns
     static let quadsPerRow = columns / 2
 

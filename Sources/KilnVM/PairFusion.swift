@@ -3,7 +3,7 @@ import KilnBytecode
 /// Two dependent float instructions the executor runs as one step: `t := x ⊙ y` followed
 /// by `z := t ⊕ s` (or `s ⊕ t`), where `t` is dead afterwards.
 ///
-/// Why: an interpreter instruction is a pass over the 64 lanes in memory — load the
+/// Why: an interpreter instruction is a pass over the batch's lanes in memory — load the
 /// operands, compute, store the result — plus a dispatch. In shader art most instructions
 /// feed the next one (`p * 2.03 + 1.7`, the `a + (b − a) · t` of `mix`, dot products), so
 /// a fused pair keeps `t` in a vector register: one dispatch instead of two, and no store

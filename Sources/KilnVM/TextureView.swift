@@ -193,7 +193,7 @@ extension TextureView {
                 offBlock = max(offBlock, dx | dy)
             }
             if offBlock == 0 {
-                // The lanes read an 8×8 block of texels in tile order (one uniform offset from
+                // The lanes read a tile-sized block of texels in tile order (one uniform offset from
                 // `position`): copy it as rows, not one texel per lane.
                 readTileBlock(texels + (Int(Int32(bitPattern: row0)) &* width &+ Int(Int32(bitPattern: column0))) &* 4,
                               into: r)
@@ -294,7 +294,7 @@ extension TextureView {
     /// lane 0's plus each lane's tile column and row, lane 0 is a texel centre, and the
     /// block lies inside the image with a texel to spare right and below (where bilinear
     /// taps are interior): then every lane's weights are +0 and it reads its own texel of
-    /// an 8×8 block (`position` plus a whole-pixel offset — blurs, layer9). Checked from the
+    /// a tile-sized block (`position` plus a whole-pixel offset — blurs, layer9). Checked from the
     /// coordinates alone, in one vector loop, before `sampleLanes`' per-lane first pass.
     @inline(__always) func texelCentredBlock(x: UnsafePointer<UInt32>, y: UnsafePointer<UInt32>) -> UnsafePointer<Float>? {
         let x0 = Float(bitPattern: x[0]), y0 = Float(bitPattern: y[0])
@@ -314,7 +314,7 @@ extension TextureView {
         return texels + (Int(qy) &* width &+ Int(qx)) &* 4
     }
 
-    /// The 8×8 block of texels whose top-left texel is at `origin`, in `BatchTile` lane order,
+    /// The `BatchTile`-sized block of texels whose top-left texel is at `origin`, in `BatchTile` lane order,
     /// written planar into `r` (`4 × laneCount` words); the block must lie inside the image.
     ///
     /// A quad's four lanes are two texels of one row and the two below them: four RGBA

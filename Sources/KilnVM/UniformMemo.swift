@@ -26,7 +26,7 @@ enum UniformMemo {
     }
 
     /// Opcodes whose one-lane cost pays for a lookup: every function call (the work weight
-    /// of the binary32 `sin`/`cos`/`exp`/`exp2`, 8, is their 64-lane *vectorized* throughput;
+    /// of the binary32 `sin`/`cos`/`exp`/`exp2`, 8, is their lane-wide *vectorized* throughput per lane;
     /// one lane through the same routine is its range reduction, polynomial and selects,
     /// 20–30 cheap instructions), not the arithmetic, whose weights are 1–4. With the old
     /// bound (≥ 20) the binary32 functions fell out of the memo when they arrived, and a

@@ -2,8 +2,8 @@ import KilnBytecode
 
 extension Opcode {
     /// What one instruction costs a frame's work budget (`RenderLimits.maxFrameWork`), in
-    /// units of a simple 64-lane operation such as `fadd` (about 6.5 ns on the development
-    /// machine, release build). Transcendentals evaluate a libm routine per lane and
+    /// units of one lane of a simple operation such as `fadd` (a 64-lane `fadd` took about
+    /// 6.5 ns on the development machine, release build). Transcendentals evaluate a libm routine per lane and
     /// `sample` gathers and filters four texels, so counting instructions alone would let a
     /// loop of `atan2` run 250× longer than a loop of adds on the same budget. Each weight
     /// is the measured time of a 20,000-iteration loop of that operation over the time of

@@ -7,19 +7,19 @@ import Testing
     @Test("JSON per function: frame time, pixels per second and what a pixel costs")
     func reportsEachFunction() throws {
         let outcome = TestSupport.kiln("bench", "shader", TestSupport.path("shaders/plasma_kernel.metal"),
-                                       "--size", "24x16", "--seconds", "0.05", "--threads", "1", "--json")
+                                       "--size", "32x16", "--seconds", "0.05", "--threads", "1", "--json")
         #expect(outcome.exitCode == 0, "\(outcome.errorOutput)")
         let records = try #require(try JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as? [[String: Any]])
         let plasma = try #require(records.first { $0["function"] as? String == "plasma" })
         #expect(plasma["kind"] as? String == "kernel")
-        #expect(plasma["width"] as? Int == 24 && plasma["height"] as? Int == 16)
+        #expect(plasma["width"] as? Int == 32 && plasma["height"] as? Int == 16)
         #expect((plasma["frames"] as? Int ?? 0) >= 3)
         let milliseconds = try #require(plasma["ms_per_frame"] as? Double)
         #expect(milliseconds > 0)
         let fps = try #require(plasma["frames_per_s"] as? Double)
         #expect(abs(fps * milliseconds / 1000 - 1) < 0.02, "fps \(fps) is not 1000 / \(milliseconds) ms")
-        // 24×16 is six 8×8 threadgroups of 64 lanes: instructions per pixel is a whole
-        // number of instructions per lane, times 64 × 6 / 384 = 1; the weighted work is more
+        // 32×16 is eight 8×8 threadgroups, whole batches of `laneCount` lanes: instructions
+        // per pixel is a whole number of instructions per lane, times 512 / 512 = 1; the weighted work is more
         // (the kernel calls sin and cos).
         let perPixel = try #require(plasma["instructions_per_pixel"] as? Double)
         let work = try #require(plasma["work_per_pixel"] as? Double)

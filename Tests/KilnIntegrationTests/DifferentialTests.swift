@@ -5,7 +5,7 @@ import KilnLanguage
 /// Differential tests: the VM (compiled by `Compiler.compile`) against the independent
 /// `ReferenceEvaluator`, pixel by pixel, on random and hand-written programs.
 @Suite struct DifferentialTests {
-    /// Random programs per run (each renders one 64-lane batch both ways).
+    /// Random programs per run (each renders one batch of lanes both ways).
     static let randomProgramCount: UInt64 = 200
 
     @Test func randomProgramsAgreeWithReference() {

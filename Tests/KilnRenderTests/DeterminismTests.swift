@@ -59,7 +59,7 @@ import Testing
 
     @Test(arguments: variants)
     func aDivergentLoopGivesTheSameBytes(_ variant: Variant) throws {
-        // 100 wide: one full batch of 64 lanes and a partial one of 36 per row.
+        // 100 wide: whole tiles and a partial one at the right edge of every band.
         let reference = try Draw.render(Self.divergent, "escape", width: 100, height: 61, threads: 1, rowsPerBand: 8)
         let varies = !reference.isConstant
         #expect(varies)

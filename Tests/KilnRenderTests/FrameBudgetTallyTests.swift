@@ -36,7 +36,7 @@ import Testing
         var charged = 0
         do {
             for _ in 0..<16 {
-                tally.add(work: 10_000, instructions: 10_000, uniformInstructions: 0)   // 640 000 a batch
+                tally.add(work: 640_000 / laneCount, instructions: 640_000 / laneCount, uniformInstructions: 0)   // 640 000 a batch
                 charged += 1
                 if tally.isDue { try budget.flush(&tally) }
             }

@@ -35,7 +35,7 @@ import Testing
     }
 
     /// Without loops every batch runs the whole body once, so the frame's work is known
-    /// exactly: batches × 64 lanes × the body's summed costs. The budget allows exactly that.
+    /// exactly: batches × `laneCount` lanes × the body's summed costs. The budget allows exactly that.
     @Test func theAccountIsExact() throws {
         let library = try compile(Self.straight)
         let function = try #require(library.function(named: "shade"))

@@ -25,8 +25,8 @@ import KilnBytecode
     }
 
     @Test func divergentArmsAreMasked() throws {
-        let e = try Self.divergentIf().run([0: (0..<64).map { UInt32($0) }])
-        let expected: [UInt32] = (0..<64).map { (lane: Int) -> UInt32 in lane < 32 ? UInt32(lane * 2) : 100 }
+        let e = try Self.divergentIf().run([0: (0..<laneCount).map { UInt32($0) }])
+        let expected: [UInt32] = (0..<laneCount).map { (lane: Int) -> UInt32 in lane < 32 ? UInt32(lane * 2) : 100 }
         #expect(e.words(5) == expected)
         #expect(e.words(9).allSatisfy { $0 == 7 })
     }
@@ -61,7 +61,7 @@ import KilnBytecode
             Instruction(.and, a: 3, b: 3, c: 7),             // retire lanes that finished
             Instruction(.jany, a: 3, imm: 6),                // 11: back edge while any lane is active
         ])
-        let n = (0..<64).map { UInt32($0 % 5) }
+        let n = (0..<laneCount).map { UInt32($0 % 5) }
         let e = try program.run([0: n])
         #expect(e.words(2) == n.map { $0 * 3 })
     }
@@ -96,7 +96,7 @@ import KilnBytecode
             let input = executor.floatLanes(2)
             for l in 0..<laneCount { input[l] = Float(batch * 100 + l) }
             try executor.run()
-            #expect(executor.floats(3) == (0..<64).map { 2.25 + Float(batch * 100 + $0) })
+            #expect(executor.floats(3) == (0..<laneCount).map { 2.25 + Float(batch * 100 + $0) })
         }
         #expect(executor.floats(1).allSatisfy { $0 == 2.25 })
     }

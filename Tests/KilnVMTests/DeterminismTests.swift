@@ -10,8 +10,8 @@ import KilnBytecode
         var body: [Instruction] = []
         for (k, op) in ops.enumerated() { body.append(Instruction(op, a: UInt16(2 + k), b: 0, c: 1)) }
         let program = TestProgram(registers: 2 + UInt16(ops.count), body: body)
-        let xs = (0..<64).map { Float($0) * 13.7 - 300 }
-        let ys = (0..<64).map { Float($0) * 0.1 }
+        let xs = (0..<laneCount).map { Float($0) * 13.7 - 300 }
+        let ys = (0..<laneCount).map { Float($0) * 0.1 }
         let first = try program.run([0: bits(xs), 1: bits(ys)])
         let second = try program.run([0: bits(xs), 1: bits(ys)])
         for k in 0..<ops.count {

@@ -14,7 +14,7 @@ import Testing
     @Test(arguments: unary)
     func aUniformBatchGivesTheLaneLoopsBits(_ opcode: Opcode) throws {
         for x in Self.inputs {
-            let broadcast = try applyFloat(opcode, [x])                    // 64 equal lanes
+            let broadcast = try applyFloat(opcode, [x])                    // `laneCount` equal lanes
             let laneLoop = try applyFloat(opcode, [x, 1.25])[0]             // lane 0 of a mixed batch
             #expect(broadcast.count == 1 && same(broadcast[0], laneLoop), "\(opcode) of \(x): \(broadcast) vs \(laneLoop)")
         }

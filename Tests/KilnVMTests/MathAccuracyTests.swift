@@ -40,7 +40,7 @@ import KilnBytecode
         return (Double(got) - exact).magnitude / ulp
     }
 
-    /// Runs `opcode` over `inputs` 64 at a time through the VM and returns the max ulp error.
+    /// Runs `opcode` over `inputs` `laneCount` at a time through the VM and returns the max ulp error.
     static func maxError(_ opcode: Opcode, _ inputs: [Float], _ second: [Float]? = nil,
                          _ oracle: (Double, Double) -> Double) throws -> (ulps: Double, worst: (Float, Float)) {
         let program = TestProgram(registers: 3, body: [Instruction(opcode, a: 0, b: 1, c: 2)])

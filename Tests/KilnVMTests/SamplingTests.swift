@@ -106,8 +106,8 @@ import KilnBytecode
             Instruction(.texsize, a: 12, imm: 0),
             Instruction(.texsize, a: 14, imm: 3),            // unbound slot: 0 × 0
         ])
-        let xs = (0..<64).map { Float($0) * 0.37 - 5 }
-        let ys = (0..<64).map { Float($0 % 7) * 0.61 - 1 }
+        let xs = (0..<laneCount).map { Float($0) * 0.37 - 5 }
+        let ys = (0..<laneCount).map { Float($0 % 7) * 0.61 - 1 }
         let e = try program.run([0: bits(xs), 1: bits(ys), 10: [0, 2, 3, 1], 11: [0, 1, 0, 9]],
                                 resources: DrawResources(textures: [Self.texture]))
         for l in 0..<laneCount {

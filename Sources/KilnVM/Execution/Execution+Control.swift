@@ -18,10 +18,10 @@ extension Execution {
     /// a lane-wide instruction may read the result (`broadcasts`), copies it to every lane
     /// of its one destination register. The operands
     /// hold the same bits in every lane (`UniformityAnalysis`), so the broadcast equals what
-    /// the lane loop would have written, at a 64th of the arithmetic.
+    /// the lane loop would have written, at a `laneCount`th of the arithmetic.
     ///
     /// Out of line on purpose: inlining a second copy of the whole `switch` into the hot loop
-    /// made the optimizer outline the 64-lane `step` instead (a call, a stack frame and a
+    /// made the optimizer outline the lane-wide `step` instead (a call, a stack frame and a
     /// runtime lane count on every varying instruction: raymarch lost a third of its speed).
     ///
     /// The opcodes scalar code is mostly made of (loop counters, the arithmetic of

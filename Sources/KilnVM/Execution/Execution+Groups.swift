@@ -7,7 +7,7 @@ import KilnBytecode
 /// loop when it does — which it does whenever an instruction updates a register in place
 /// (`acc = acc + x`, the masked `sel x, mask, new, x` of every branch that assigns). Here
 /// each group of eight lanes is loaded before it is stored, which is correct whether or not
-/// registers coincide (registers are whole 64-lane blocks: the same or disjoint), so there
+/// registers coincide (registers are whole `laneCount`-lane blocks: the same or disjoint), so there
 /// is no check and no scalar path. `n < laneCount` (the scalar step's one lane) keeps the
 /// plain loop.
 extension Execution {

@@ -27,8 +27,8 @@ extension Execution {
 
     /// True when a batch's lanes all hold lane 0's bits — operands the compiler could not
     /// prove uniform but that are at run time: an fbm octave's lattice cell covers whole
-    /// 8×8 tiles, so its hash arguments repeat in every lane. Then a transcendental is
-    /// computed once and broadcast (`broadcast`): the same bits, 1/64 of the work. The test
+    /// tiles, so its hash arguments repeat in every lane. Then a transcendental is
+    /// computed once and broadcast (`broadcast`): the same bits, 1/`laneCount` of the work. The test
     /// is a max reduction (a vector loop) of about a hundredth of a sine's cost; one lane
     /// (`n == 1`, a scalar step) skips it.
     @inline(__always) static func sameInAllLanes(_ b: UnsafeMutablePointer<UInt32>, _ n: Int) -> Bool {

@@ -5,7 +5,7 @@ import KilnCompiler
 import KilnLanguage
 import KilnVM
 
-/// Runs one shader two ways — compiled and executed by the VM over a 64-lane batch, and
+/// Runs one shader two ways — compiled and executed by the VM over one batch of `laneCount` lanes, and
 /// evaluated pixel by pixel by `ReferenceEvaluator` from `Frontend.check`'s program — and
 /// reports every pixel where they disagree.
 ///
