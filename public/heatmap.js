@@ -100,6 +100,6 @@ export class CostOverlay {
     if (x < 0 || y < 0 || x >= this.map.width || y >= this.map.height) return;
     const i = y * this.map.width + x;
     this.el.readout.textContent = `(${x}, ${y}): ${this.map.counts[i]} instructions` +
-      (this.map.uniform[i] ? ` + ${this.map.uniform[i]} uniform for its 16×8 batch` : "");
+      (this.map.uniform[i] ? ` + ${this.map.uniform[i]} uniform for its batch` : "");
   }
 }
