@@ -6,9 +6,9 @@ import KilnVM
 /// frame (`dispatchThreads`, so no thread lies past the edge), in threadgroups of
 /// `groupSize` × `groupSize`, `groupsPerBatch` threadgroups side by side per batch (lane =
 /// 64·group + 8·y + x: the language has no threadgroup memory or barriers, so groups that
-/// share a batch cannot observe each other). Every
-/// texture the kernel may write (`Binding.outputTexture`) is a frame-sized image,
-/// transparent black until written; the frame shows the one with the lowest slot.
+/// share a batch cannot observe each other). Every texture the kernel may write
+/// (`Binding.outputTexture`) is a frame-sized image, transparent black until written; the
+/// frame shows the one with the lowest slot.
 /// Other textures are the content, as for a fragment pass (docs/language.md, "Kernel functions").
 final class KernelDraw: PreparedDraw {
     /// Threadgroup side: 8 × 8 threads, as Metal previews commonly dispatch.

@@ -19,8 +19,8 @@ import Testing
         let fps = try #require(plasma["frames_per_s"] as? Double)
         #expect(abs(fps * milliseconds / 1000 - 1) < 0.02, "fps \(fps) is not 1000 / \(milliseconds) ms")
         // 32×16 is eight 8×8 threadgroups, whole batches of `laneCount` lanes: instructions
-        // per pixel is a whole number of instructions per lane, times 512 / 512 = 1; the weighted work is more
-        // (the kernel calls sin and cos).
+        // per pixel is a whole number of instructions per lane, times 512 / 512 = 1; the
+        // weighted work is more (the kernel calls sin and cos).
         let perPixel = try #require(plasma["instructions_per_pixel"] as? Double)
         let work = try #require(plasma["work_per_pixel"] as? Double)
         #expect(perPixel > 10 && perPixel == perPixel.rounded())

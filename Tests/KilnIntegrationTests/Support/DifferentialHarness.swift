@@ -5,9 +5,9 @@ import KilnCompiler
 import KilnLanguage
 import KilnVM
 
-/// Runs one shader two ways — compiled and executed by the VM over one batch of `laneCount` lanes, and
-/// evaluated pixel by pixel by `ReferenceEvaluator` from `Frontend.check`'s program — and
-/// reports every pixel where they disagree.
+/// Runs one shader two ways — compiled and executed by the VM over one batch of
+/// `laneCount` lanes, and evaluated pixel by pixel by `ReferenceEvaluator` from
+/// `Frontend.check`'s program — and reports every pixel where they disagree.
 ///
 /// The entry must be `half4 f(float2 position, [half4 color,] float a, float b, float kf)`
 /// (user arguments named `a`, `b`, `kf` are bound — `kf` to `Float(k)`, since SwiftUI has no
