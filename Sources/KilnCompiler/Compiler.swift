@@ -22,10 +22,15 @@ public struct CompileOptions: Hashable, Sendable {
     /// … and its copies, nested unrolled loops included, come to at most this many
     /// instructions.
     public var maxUnrolledInstructions: Int
-    /// Lower a loop whose control is obviously varying masked at once, without first trying
-    /// (and rolling back) jump-based control: the same code, sooner (`FunctionLowerer+VaryingControl`).
-    /// Off only to check that claim.
-    public var skipsHopelessUniformAttempts = true
+    /// Decide each loop's form by trying jump-based control on a snapshot of the lowering
+    /// state and rolling back (`FunctionLowerer.speculativeLoop`) instead of by
+    /// `LoopUniformityAnalysis`. On only to check the analysis against it.
+    public var speculatesUniformLoops = false
+    /// Statements and expressions `LoopUniformityAnalysis` may visit for one entry point
+    /// (loops nested in loops are visited once per enclosing loop and per round of its
+    /// fixed point). Past it the remaining loops are lowered with masks — always correct,
+    /// slower to run — so a source built to make the analysis slow compiles in bounded time.
+    public var maxUniformitySteps = 100_000
     /// Decide whether a loop's trip count is within `maxUnrolledIterations` by evaluating
     /// its counter (`FunctionLowerer.evaluatedTripCount`) instead of lowering
     /// its condition and step on a snapshot of the lowering state: the same answer, without
@@ -61,6 +66,10 @@ public struct CompileResult: Sendable {
     public var diagnostics: [Diagnostic]
     /// The files that were compiled (diagnostic locations index them).
     public var files: [SourceFile]
+    /// Loops `LoopUniformityAnalysis` promised jump-based control or uniform homes that lowering
+    /// found otherwise (lowered masked instead). Expected to be 0: a miss is an analysis bug
+    /// that costs speed, never correctness.
+    public var uniformityMisses = 0
 
     public init(library: Library?, diagnostics: [Diagnostic], files: [SourceFile]) {
         self.library = library
@@ -80,6 +89,7 @@ public enum Compiler {
                                           propagatesCopies: options.propagatesCopies, numbersValues: options.numbersValues)
         var names: [String: SourceRange] = [:]
         var failed = false
+        var uniformityMisses = 0
         for main in units {
             let (checked, found) = Frontend.check(files: files, mainFile: main, limits: options.languageLimits,
                                                   searchPaths: options.includeSearchPaths)
@@ -105,10 +115,12 @@ public enum Compiler {
                 lowerer.maxInstructions = options.libraryLimits.maxInstructions
                 lowerer.maxUnrolledIterations = options.maxUnrolledIterations
                 lowerer.maxUnrolledInstructions = options.maxUnrolledInstructions
-                lowerer.skipsHopelessUniformAttempts = options.skipsHopelessUniformAttempts
+                lowerer.speculatesUniformLoops = options.speculatesUniformLoops
+                lowerer.uniformityShared = LoopUniformityAnalysis.Shared(steps: options.maxUniformitySteps)
                 lowerer.evaluatesTripCounts = options.evaluatesTripCounts
                 do {
                     let lowered = try lowerer.lowerEntry()
+                    uniformityMisses += lowerer.uniformityMisses
                     if let problem = assembler.append(lowered) {
                         diagnostics.append(problem)
                         failed = true
@@ -133,6 +145,8 @@ public enum Compiler {
             sources: files.map { SourceRecord(name: $0.name, sha256: SHA256Digest.hash($0.bytes)) },
             functions: assembler.functions, constants: assembler.constants, code: assembler.code,
             debugLocations: assembler.debugLocations, debugInfo: assembler.debugInfo)
-        return CompileResult(library: library, diagnostics: diagnostics, files: files)
+        var result = CompileResult(library: library, diagnostics: diagnostics, files: files)
+        result.uniformityMisses = uniformityMisses
+        return result
     }
 }

@@ -202,15 +202,73 @@ extension FunctionLowerer {
         let assigned = assignedVariables(body, extra: [condition, step].compactMap { $0 }, program: program)
         enterRegion(assigned: assigned)
         defer { exitRegion() }
-        // Try jump-based control first. A home that turns varying restarts the attempt with
-        // that home varying from the start (a fixed point over the loop's homes); control
-        // that turns out varying falls back to masks.
-        var varying = obviouslyVaryingHomes(body, assigned)
         let loop = newLoopID()
-        if skipsHopelessUniformAttempts && loopControlIsObviouslyVarying(condition, body) {
+        if speculatesUniformLoops {
+            try speculativeLoop(condition, step, body, testFirst, assigned, loop: loop, scopedLocals: scopedLocals)
+            return
+        }
+        let facts = uniformity(of: condition, step, body, scopedLocals: scopedLocals)
+        if facts.controlIsVarying {
             try maskedLoop(condition, step, body, testFirst, assigned, loop: loop, scopedLocals: scopedLocals)
             return
         }
+        // Lowering checks what the analysis promised: a loop it finds needing masks after
+        // all, or a home it finds varying, is lowered masked (and counted: the analysis
+        // erred, it should only ever err towards varying).
+        let saved = state.snapshot()
+        for home in homes(of: facts.varyingVariables.intersection(assigned)) { state.isUniform[home] = false }
+        do {
+            try uniformLoop(condition, step, body, testFirst, assigned, loop: loop)
+            return
+        } catch LoweringError.respeculate {
+            state.restore(saved)
+        } catch LoweringError.becameVarying(let home) {
+            state.restore(saved)
+            // A home of an enclosing loop: that loop's promise failed, not this one's.
+            if state.watchedHomes.contains(where: { $0.contains(home) }) { throw LoweringError.becameVarying(home) }
+        }
+        uniformityMisses += 1
+        try maskedLoop(condition, step, body, testFirst, assigned, loop: loop, scopedLocals: scopedLocals)
+    }
+
+    /// What `LoopUniformityAnalysis` proves about a loop about to be lowered, from lowering's
+    /// view of the variables declared before it.
+    func uniformity(of condition: TypedExpression?, _ step: TypedExpression?, _ body: [TypedStatement],
+                    scopedLocals: Set<VariableID>) -> LoopUniformityAnalysis.LoopFacts {
+        let frame = state.frames[frameIndex]
+        var analysis = LoopUniformityAnalysis(
+            program: program, function: frame.function, discards: functionDiscards,
+            isVaryingBefore: { id in
+                guard self.slot(self.frameIndex, id) != nil else { return false }
+                let root = self.resolveRoot(self.frameIndex, id, nil)
+                return self.rootComponents(root.frame, root.id).contains { !self.state.isUniform[$0] }
+            },
+            isMaskedBefore: { id in
+                guard let slot = self.slot(self.frameIndex, id) else { return true }
+                let root = self.resolveRoot(self.frameIndex, id, nil)
+                if root.frame != self.frameIndex, self.state.mask != self.state.frames[root.frame + 1].entryMask { return true }
+                let owner = self.slot(root.frame, root.id) ?? slot
+                return self.state.divergentDepth > owner.divergentDepth
+            },
+            returnsAreMasked: state.divergentDepth != frame.divergentDepth,
+            pinned: frame.pinned,
+            isConstantTableBefore: { id in
+                guard self.program.functions[frame.function].variables[id].isConst else { return false }
+                let root = self.resolveRoot(self.frameIndex, id, nil)
+                let components = self.rootComponents(root.frame, root.id)
+                return !components.isEmpty && components.allSatisfy { self.state.knownConstant[$0] != nil }
+            },
+            shared: uniformityShared)
+        return analysis.loop(condition, step, body, scopedLocals: scopedLocals)
+    }
+
+    /// The loop lowering of `CompileOptions.speculatesUniformLoops`: jump-based control
+    /// tried on a snapshot, restarted with each home that turns varying made varying from
+    /// the start (a fixed point), rolled back to a masked loop when control turns out
+    /// varying. Kept as the reference the analysis is checked against.
+    func speculativeLoop(_ condition: TypedExpression?, _ step: TypedExpression?, _ body: [TypedStatement],
+                         _ testFirst: Bool, _ assigned: Set<VariableID>, loop: Int, scopedLocals: Set<VariableID>) throws {
+        var varying = Set<VirtualRegister>()
         attempts: while speculationBudget > 0 {
             speculationBudget -= 1
             let saved = state.snapshot()
@@ -232,32 +290,15 @@ extension FunctionLowerer {
         try maskedLoop(condition, step, body, testFirst, assigned, loop: loop, scopedLocals: scopedLocals)
     }
 
-    /// Homes of loop variables that are assigned a value reading something already varying
-    /// (a varying variable, a texture sample): they would turn varying in the first uniform
-    /// attempt anyway, so they start varying and spare a restart. (Only a hint: the fixed
-    /// point in `lowerLoop` catches everything else.)
-    func obviouslyVaryingHomes(_ body: [TypedStatement], _ assigned: Set<VariableID>) -> Set<VirtualRegister> {
-        var roots = Set<VariableID>()
-        StatementScanner.visit(body) { e in
-            switch e.kind {
-            case .assign(let lhs, let rhs), .compoundAssign(_, let lhs, let rhs):
-                if let id = StatementScanner.root(lhs), assigned.contains(id), readsVaryingValue(rhs) { roots.insert(id) }
-            default: break
-            }
-        }
-        return homes(of: roots)
-    }
-
     /// Whether `e` reads a texture or a variable that is varying now (its registers are not
-    /// all uniform) or is one of `varyingVariables`.
-    func readsVaryingValue(_ e: TypedExpression, or varyingVariables: Set<VariableID> = []) -> Bool {
+    /// all uniform).
+    func readsVaryingValue(_ e: TypedExpression) -> Bool {
         var found = false
         StatementScanner.visit(e) { inner in
             switch inner.kind {
             case .textureSample, .layerSample, .textureRead:
                 found = true
             case .variable(let id):
-                if varyingVariables.contains(id) { found = true; return }
                 let root = resolveRoot(frameIndex, id, nil)
                 if rootComponents(root.frame, root.id).contains(where: { !state.isUniform[$0] }) { found = true }
             default:
@@ -383,27 +424,13 @@ extension FunctionLowerer {
         state.mask = exited.map { .lanes($0) } ?? start
     }
 
-    /// The `for` counters `maskedLoop` keeps uniform: every variable the step assigns is one
-    /// of `scopedLocals`, the body and condition assign none of them, and the step only
-    /// computes, from nothing varying (otherwise: none).
+    /// The `for` counters `maskedLoop` keeps uniform: the candidates
+    /// (`StatementScanner.counterCandidates`) of a step that reads nothing varying.
     func uniformCounters(_ step: TypedExpression?, _ body: [TypedStatement], _ condition: TypedExpression?,
                          _ scopedLocals: Set<VariableID>) -> Set<VariableID> {
-        guard let step, !scopedLocals.isEmpty else { return [] }
-        // Run in lanes that are not running, the step must do nothing but compute: no
-        // helper calls, texture writes or pointers.
-        var computesOnly = true
-        StatementScanner.visit(step) { e in
-            switch e.kind {
-            case .call, .textureWrite, .addressOf, .dereference: computesOnly = false
-            default: break
-            }
-        }
-        guard computesOnly else { return [] }
-        let stepAssigned = assignedVariables([], extra: [step], program: program)
-        guard !stepAssigned.isEmpty, stepAssigned.isSubset(of: scopedLocals),
-              assignedVariables(body, extra: condition.map { [$0] } ?? [], program: program).isDisjoint(with: stepAssigned),
-              !readsVaryingValue(step) else { return [] }
-        return stepAssigned
+        let candidates = StatementScanner.counterCandidates(step, body, condition, scopedLocals, program: program)
+        guard let step, !candidates.isEmpty, !readsVaryingValue(step) else { return [] }
+        return candidates
     }
 
     func lowerBreak(_ range: SourceRange) throws {

@@ -26,7 +26,8 @@ final class FunctionLowerer {
     let program: CheckedProgram
     let entry: EntryInfo
     var state = LoweringState()
-    /// Speculative (uniform-first) loop attempts left; past it every loop is masked.
+    /// Uniform attempts left (`speculatesUniformLoops`, and a uniform `if` that may need a
+    /// mask home); past it loops are masked and such `if`s keep one.
     var speculationBudget = 64
     /// Per function: whether it (or something it calls) can `discard_fragment()`.
     let functionDiscards: [Bool]
@@ -43,8 +44,13 @@ final class FunctionLowerer {
     var maxUnrolledIterations = CompileOptions().maxUnrolledIterations
     var maxUnrolledInstructions = CompileOptions().maxUnrolledInstructions
     var unrollingDepth = 0
-    /// `CompileOptions.skipsHopelessUniformAttempts`.
-    var skipsHopelessUniformAttempts = true
+    /// `CompileOptions.speculatesUniformLoops`.
+    var speculatesUniformLoops = false
+    /// Loops `LoopUniformityAnalysis` promised uniform that lowering found otherwise.
+    var uniformityMisses = 0
+    /// Call summaries and work budget of the uniformity analysis, shared by every loop of
+    /// the entry (`CompileOptions.maxUniformitySteps`).
+    var uniformityShared = LoopUniformityAnalysis.Shared(steps: CompileOptions().maxUniformitySteps)
     /// `CompileOptions.evaluatesTripCounts`.
     var evaluatesTripCounts = true
 

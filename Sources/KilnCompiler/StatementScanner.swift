@@ -91,6 +91,29 @@ enum StatementScanner {
         return result
     }
 
+    /// The variables a `for` step counts that a masked loop may step where the loop started,
+    /// unmasked, when the step reads nothing varying (the caller's test): every variable
+    /// the step assigns is one of `scopedLocals` (nothing after the loop reads them), the
+    /// body and condition assign none of them, and the step only computes — no helper
+    /// calls, texture writes or pointers, as it runs in lanes that are not running too.
+    static func counterCandidates(_ step: TypedExpression?, _ body: [TypedStatement], _ condition: TypedExpression?,
+                                  _ scopedLocals: Set<VariableID>, program: CheckedProgram) -> Set<VariableID> {
+        guard let step, !scopedLocals.isEmpty else { return [] }
+        var computesOnly = true
+        visit(step) { e in
+            switch e.kind {
+            case .call, .textureWrite, .addressOf, .dereference: computesOnly = false
+            default: break
+            }
+        }
+        guard computesOnly else { return [] }
+        let stepAssigned = assignedVariables([], extra: [step], program: program)
+        guard !stepAssigned.isEmpty, stepAssigned.isSubset(of: scopedLocals),
+              assignedVariables(body, extra: condition.map { [$0] } ?? [], program: program).isDisjoint(with: stepAssigned)
+        else { return [] }
+        return stepAssigned
+    }
+
     /// Whether running `statements` can retire lanes out of the region they form:
     /// `return`, `discard_fragment()` (also inside called helpers), and `break`/`continue`
     /// that leave it.

@@ -46,18 +46,3 @@ import Testing
         #expect(library.sources.first?.sha256.count == 32)
     }
 }
-
-/// Loops whose control is obviously varying are lowered masked without first trying jumps
-/// (`CompileOptions.skipsHopelessUniformAttempts`): the attempt would have failed, so the
-/// library must be the same, bit for bit, for every shader of the corpus.
-@Suite struct HopelessUniformAttemptTests {
-    @Test(arguments: ShaderCorpusTests.corpus) func skippingTheAttemptChangesNothing(_ path: String) throws {
-        let text = RepositoryFiles.text(path)
-        let name = (path as NSString).lastPathComponent
-        var options = CompileOptions()
-        let skipped = try #require(Compiler.compile([SourceFile(name: name, text: text)], options: options).library)
-        options.skipsHopelessUniformAttempts = false
-        let tried = try #require(Compiler.compile([SourceFile(name: name, text: text)], options: options).library)
-        #expect(skipped == tried, "\(path)")
-    }
-}
