@@ -24,6 +24,20 @@ public struct Kiln: ParsableCommand {
 
     public init() {}
 
+    /// The `kiln` executable's entry point: plain `kiln compile` command lines
+    /// (`QuickCompileArguments`) run without ArgumentParser's reflection, everything else
+    /// as `main()` runs it.
+    public static func start() {
+        guard let command = QuickCompileArguments.parse(Array(CommandLine.arguments.dropFirst())) else {
+            return main()
+        }
+        do {
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     /// The x86-64 level this executable was built for: `x86-64-v3` (AVX2, FMA; what `make`
     /// builds) or `portable` (README "CPU level").
     public static var cpuLevel: String { String(cString: kiln_cpu_level()) }

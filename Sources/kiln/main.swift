@@ -1,4 +1,4 @@
 // The `kiln` executable: only an entry point; the commands live in KilnCLI.
 import KilnCLI
 
-Kiln.main()
+Kiln.start()
