@@ -145,11 +145,12 @@ BENCH_CASES = [
 async def first_pixels_case(url, case, size, edits):
     name, file, function, content, content2, clock = case
     text = (ROOT / "bench" / file).read_text()
-    first, full, strides = [], [], []
+    first, full, strides, renders = [], [], [], []
     async with websockets.connect(url, max_size=None) as ws:
         async def frames_until_full(began):
-            """Times of the first frame and of the first full frame after the `compiled` reply."""
-            compiled, first_at, stride = False, None, 0
+            """Times of the first frame and of the first full frame after the `compiled` reply,
+            the first frame's stride and its render time (ms, from its header)."""
+            compiled, first_at, stride, render = False, None, 0, 0
             while True:
                 message = await asyncio.wait_for(ws.recv(), timeout=60)
                 if isinstance(message, str):
@@ -157,12 +158,13 @@ async def first_pixels_case(url, case, size, edits):
                     continue
                 if not compiled or message[:4] != b"KLNF":
                     continue
-                flags = HEADER.unpack_from(message)[3] & 0xFF
+                fields = HEADER.unpack_from(message)
+                flags = fields[3] & 0xFF
                 now = time.perf_counter()
                 if first_at is None:
-                    first_at, stride = now, flags
+                    first_at, stride, render = now, flags, fields[8] / 1000
                 if not flags:
-                    return (first_at - began) * 1000, (now - began) * 1000, stride
+                    return (first_at - began) * 1000, (now - began) * 1000, stride, render
 
         start = {"type": "preview.start", "function": function, "size": [size, size], "fps": 30, "content": content}
         if content2:
@@ -185,21 +187,21 @@ async def first_pixels_case(url, case, size, edits):
         for step in range(edits):
             began = time.perf_counter()
             await ws.send(json.dumps({"type": "compile", "source": text + f"\n// edit {step}\n"}))
-            a, b, k = await frames_until_full(began)
-            first.append(a), full.append(b), strides.append(k)
+            a, b, k, r = await frames_until_full(began)
+            first.append(a), full.append(b), strides.append(k), renders.append(r)
             await drain(0.1)
-    return first, full, strides
+    return first, full, strides, renders
 
 
 async def first_pixels(args):
     print(f"edit → first pixels, {args.size}², {args.edits} edits per case (p50; stride = the coarse frame's, 0 = full)")
-    print(f"{'case':<10} {'first pixels ms':>16} {'full frame ms':>14} {'stride':>7}")
+    print(f"{'case':<10} {'first pixels ms':>16} {'full frame ms':>14} {'stride':>7} {'its render ms':>14}")
     for case in BENCH_CASES:
         if args.cases and case[0] not in args.cases:
             continue
-        first, full, strides = await first_pixels_case(args.server.url, case, args.size, args.edits)
+        first, full, strides, renders = await first_pixels_case(args.server.url, case, args.size, args.edits)
         print(f"{case[0]:<10} {statistics.median(first):>16.2f} {statistics.median(full):>14.2f} "
-              f"{statistics.median(strides):>7.0f}")
+              f"{statistics.median(strides):>7.0f} {statistics.median(renders):>14.2f}")
 
 
 async def editors(args):

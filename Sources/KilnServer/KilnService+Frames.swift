@@ -109,7 +109,8 @@ extension KilnService {
         if session.coarseGeneration != generation {
             session.coarseGeneration = generation
             stride = Self.coarseStride(lastFrameSeconds: session.lastFrameSeconds, coarsePixelCost: session.coarsePixelCost,
-                                       target: settings.coarseFrameSeconds)
+                                       target: settings.coarseFrameSeconds,
+                                       maxStride: Self.maxCoarseStride(width: preview.width, height: preview.height))
         }
         // A paused clock renders one frame per change, not the same frame at the frame rate.
         session.fullFrameOwed = stride > 1
@@ -143,25 +144,38 @@ extension KilnService {
 
     /// The sample stride of an edit's first frame: 1 (a full frame) when the last full frame
     /// took at most twice `target` (a coarse frame would save little), else the smallest
-    /// power of two k ≤ 16 with `lastFrameSeconds / k² ≤ target`; 4 when there is no frame
-    /// to go by yet. Twice the target, not the frame interval: a 10 ms frame fits 30 fps but
-    /// is twice too slow for "first pixels within 5 ms of the edit".
-    static func coarseStride(lastFrameSeconds: Double, target: Double) -> Int {
+    /// power of two k ≤ `maxStride` with `lastFrameSeconds / k² ≤ target`; 4 when there is
+    /// no frame to go by yet. Twice the target, not the frame interval: a 10 ms frame fits
+    /// 30 fps but is twice too slow for "first pixels within 5 ms of the edit".
+    static func coarseStride(lastFrameSeconds: Double, target: Double, maxStride: Int = 16) -> Int {
         guard target > 0 else { return 1 }
         guard lastFrameSeconds > 0 else { return 4 }
         guard lastFrameSeconds > 2 * target else { return 1 }
         var stride = 2
-        while stride < 16 && lastFrameSeconds / Double(stride * stride) > target { stride *= 2 }
+        while stride < maxStride && lastFrameSeconds / Double(stride * stride) > target { stride *= 2 }
         return stride
     }
 
     /// The stride when coarse pixels cost `coarsePixelCost` times what full ones do: coarser
     /// by that factor, but only when a coarse frame is due at all (a cost learnt from another
     /// shader of the session never turns a quick full frame into a coarse one).
-    static func coarseStride(lastFrameSeconds: Double, coarsePixelCost: Double, target: Double) -> Int {
-        let plain = coarseStride(lastFrameSeconds: lastFrameSeconds, target: target)
+    static func coarseStride(lastFrameSeconds: Double, coarsePixelCost: Double, target: Double, maxStride: Int = 16) -> Int {
+        let plain = coarseStride(lastFrameSeconds: lastFrameSeconds, target: target, maxStride: maxStride)
         guard plain > 1, lastFrameSeconds > 0 else { return plain }
-        return coarseStride(lastFrameSeconds: lastFrameSeconds * coarsePixelCost, target: target)
+        return coarseStride(lastFrameSeconds: lastFrameSeconds * coarsePixelCost, target: target, maxStride: maxStride)
+    }
+
+    /// Samples a coarse frame keeps across the preview's shorter side, at the least, when it
+    /// may be coarser than stride 16.
+    static let coarseSamplesAcross = 16
+
+    /// The coarsest an edit's first frame may be: stride 16, or 32 for previews of at least
+    /// 32 × `coarseSamplesAcross` (512) pixels on the shorter side. Why 32 there: a coarse
+    /// frame's pixels are far apart, so each batch of lanes runs as long as its slowest
+    /// pixel (a sphere tracer's miss: every step of the march). At 512², stride 16 is eight
+    /// such batches and stride 32 two, one per core: raymarch's coarse frame 1.3–1.5 → 1.0 ms.
+    static func maxCoarseStride(width: Int, height: Int) -> Int {
+        min(width, height) >= 32 * coarseSamplesAcross ? 32 : 16
     }
 
     /// How much dearer an edit's coarse frame was per pixel than the full frame after it:

@@ -35,6 +35,23 @@ import Testing
         #expect(KilnService.coarsePixelCost(coarseSeconds: 0.002, stride: 4, fullSeconds: 0) == 1)       // nothing to go by
     }
 
+    /// Previews of 512 pixels and more across may go to stride 32 (two batches of far-apart
+    /// pixels at 512², not eight); smaller ones stop at 16 so a coarse frame keeps 16 samples
+    /// across.
+    @Test func largePreviewsMayBeCoarser() {
+        let target = 0.001
+        #expect(KilnService.maxCoarseStride(width: 512, height: 512) == 32)
+        #expect(KilnService.maxCoarseStride(width: 1024, height: 768) == 32)
+        #expect(KilnService.maxCoarseStride(width: 512, height: 511) == 16)
+        #expect(KilnService.maxCoarseStride(width: 96, height: 64) == 16)
+        // raymarch at 512²: 41-ms full frames, coarse pixels 11 times dearer (1.8 ms at stride 16).
+        let cost = KilnService.coarsePixelCost(coarseSeconds: 0.0018, stride: 16, fullSeconds: 0.041)
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.041, coarsePixelCost: cost, target: target, maxStride: 32) == 32)
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.041, coarsePixelCost: cost, target: target) == 16)
+        // fbm at 512² (13 ms, coarse pixels barely dearer) does not need it.
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.013, coarsePixelCost: 1.2, target: target, maxStride: 32) == 4)
+    }
+
     /// An edit's compile cancels the frame in progress (and holds new ones back) whenever
     /// its first frame will be coarse, not only for heavy sessions: fbm's and loop's 30-ms
     /// frames are not heavy, and first pixels waited 10–14 ms behind them.
