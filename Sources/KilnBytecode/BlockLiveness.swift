@@ -11,7 +11,8 @@ public struct BlockLiveness {
     let registerCount: Int
 
     /// Solves to a fixpoint. `transfer(index, &live)` turns what is live after instruction
-    /// `index` into what is live before it. `exitLive` is live after the body ends; with
+    /// `index` into what is live before it, as (live − what it writes) ∪ what it reads, for
+    /// some idea of both (the solver relies on that form). `exitLive` is live after the body ends; with
     /// `exitReentersBody` so is whatever the body's entry needs (the next batch runs the body
     /// again on the same registers). Bounded like `UniformityAnalysis` (`maxStateWords`,
     /// `maxWork`): nil past the bounds, and the caller falls back to its safe answer.
@@ -19,22 +20,44 @@ public struct BlockLiveness {
                  exitReentersBody: Bool, transfer: (Int, inout RegisterSet) -> Void) {
         let words = (registerCount + 63) / 64
         let blockCount = blocks.starts.count
-        guard blockCount > 0, blockCount * words <= UniformityAnalysis.maxStateWords else { return nil }
+        guard blockCount > 0, 3 * blockCount * words <= UniformityAnalysis.maxStateWords else { return nil }
         self.blocks = blocks
         self.exitLive = exitLive
         self.exitReentersBody = exitReentersBody
         self.registerCount = registerCount
         liveIn = Array(repeating: RegisterSet(count: registerCount, full: false), count: blockCount)
+        // Each block's effect as two sets, from two walks over its instructions: what it
+        // makes live whatever follows (`gen`: the transfer of nothing) and what it lets
+        // through (`pass`: the transfer of everything). Any transfer of the form
+        // (live − kill) ∪ reads — both users' — then gives live-in = gen ∪ (live-out ∩ pass),
+        // so the fixed point iterates over blocks, not instructions (a loop's body was walked
+        // once per round: three times for raymarch's nested loops).
         let visitCost = blocks.visitCosts(of: code, words: words)
         var spent = 0
+        var gen: [RegisterSet] = [], pass: [RegisterSet] = []
+        gen.reserveCapacity(blockCount)
+        pass.reserveCapacity(blockCount)
+        for block in 0..<blockCount {
+            spent += 2 * visitCost[block]
+            guard spent <= UniformityAnalysis.maxWork else { return nil }
+            var made = RegisterSet(count: registerCount, full: false)
+            var through = RegisterSet(count: registerCount, full: true)
+            for index in blocks.range(of: block).reversed() {
+                transfer(index, &made)
+                transfer(index, &through)
+            }
+            gen.append(made)
+            pass.append(through)
+        }
         var changed = true
         while changed {
             changed = false
             for block in (0..<blockCount).reversed() {
-                var live = liveOut(block)
-                spent += visitCost[block]
+                spent += words * (blocks.successors[block].count + 3)
                 guard spent <= UniformityAnalysis.maxWork else { return nil }
-                for index in blocks.range(of: block).reversed() { transfer(index, &live) }
+                var live = liveOut(block)
+                _ = live.intersect(pass[block])
+                _ = live.formUnion(gen[block])
                 if live != liveIn[block] { liveIn[block] = live; changed = true }
             }
         }
@@ -53,7 +76,7 @@ public struct BlockLiveness {
 
     /// Calls `read` with every register `i` reads, in every lane or lane 0 (a `str` reads
     /// its whole array: it writes one element in some lanes and keeps the rest).
-    public static func forEachRead(of i: Instruction, _ read: (Int) -> Void) {
+    @inlinable public static func forEachRead(of i: Instruction, _ read: (Int) -> Void) {
         let a = Int(i.a), b = Int(i.b), c = Int(i.c), d = Int(i.d)
         let count = Int(min(i.imm, UInt32(UInt16.max) + 1))
         switch i.opcode.shape {
@@ -71,7 +94,7 @@ public struct BlockLiveness {
     }
 
     /// live := live − defs(i) ∪ reads(i), every read counted.
-    public static func transfer(_ i: Instruction, _ live: inout RegisterSet) {
+    @inlinable public static func transfer(_ i: Instruction, _ live: inout RegisterSet) {
         // A store writes one element in some lanes: it defines nothing whole.
         if i.opcode.shape != .storeRegisterArray {
             for r in UniformityAnalysis.destinations(i) { live[r] = false }

@@ -1,6 +1,8 @@
 /// A set of registers as bits (one per register), for the dataflow passes.
 public struct RegisterSet: Equatable, Sendable {
-    var words: [UInt64]
+    // Inlinable: the dataflow transfers in KilnVM set and clear one bit per operand of
+    // every instruction, and a call per bit was most of their cost.
+    @usableFromInline var words: [UInt64]
 
     /// `count` registers, all in the set (`full`) or none.
     public init(count: Int, full: Bool) {
@@ -8,7 +10,7 @@ public struct RegisterSet: Equatable, Sendable {
     }
 
     /// Registers past the set's size read as absent and are never added.
-    public subscript(_ r: Int) -> Bool {
+    @inlinable public subscript(_ r: Int) -> Bool {
         get { r >= 0 && r / 64 < words.count && words[r / 64] & (1 << UInt64(r % 64)) != 0 }
         set {
             guard r >= 0, r / 64 < words.count else { return }

@@ -157,7 +157,7 @@ public struct UniformityAnalysis: Sendable {
     }
 
     /// The registers an instruction may write (for `str`, any element of its array).
-    public static func destinations(_ i: Instruction) -> Range<Int> {
+    @inlinable public static func destinations(_ i: Instruction) -> Range<Int> {
         let a = Int(i.a)
         switch i.opcode.shape {
         case .none, .jump, .conditionalJump, .textureWrite: return a..<a

@@ -168,6 +168,9 @@ public final class PreparedFunction: @unchecked Sendable {
         let registerCount = BasicBlocks.registerSpan(of: code)
         let exitLive = BlockLiveness.rendererReads(of: function, registerCount: registerCount)
 
+        // A copy, so the transfer does not capture `body` (an `inout` parameter: every
+        // access from the closure would be checked for exclusivity at run time).
+        let scalar = body.map(\.isScalar)
         /// live := live − defs(i) ∪ laneWideUses(i).
         func transfer(_ index: Int, _ live: inout RegisterSet) {
             let i = code[index]
@@ -175,7 +178,7 @@ public final class PreparedFunction: @unchecked Sendable {
             if i.opcode.shape != .storeRegisterArray {
                 for r in UniformityAnalysis.destinations(i) { live[r] = false }
             }
-            guard !body[index].isScalar, i.opcode != .jz, i.opcode != .jnz else { return }
+            guard !scalar[index], i.opcode != .jz, i.opcode != .jnz else { return }
             BlockLiveness.forEachRead(of: i) { live[$0] = true }
         }
 
