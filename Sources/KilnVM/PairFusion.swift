@@ -122,8 +122,9 @@ enum PairFusion {
                                 function: Function) -> [Bool]? {
         let registerCount = BasicBlocks.registerSpan(of: code)
         let exitLive = BlockLiveness.rendererReads(of: function, registerCount: registerCount)
+        let operands = DecodedOperands(code)
         guard let liveness = BlockLiveness(blocks: blocks, code: code, registerCount: registerCount, exitLive: exitLive,
-                                           exitReentersBody: true, transfer: { BlockLiveness.transfer(code[$0], &$1) })
+                                           exitReentersBody: true, transfer: { operands.transfer($0, &$1) })
         else { return nil }
         var dead = Array(repeating: false, count: code.count)
         for block in blocks.starts.indices {
@@ -133,7 +134,7 @@ enum PairFusion {
                 if index > 0, candidates[index - 1] != .none {
                     dead[index - 1] = !live[Int(code[index - 1].a)]
                 }
-                BlockLiveness.transfer(code[index], &live)
+                operands.transfer(index, &live)
             }
         }
         return dead

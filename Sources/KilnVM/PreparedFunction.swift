@@ -168,18 +168,15 @@ public final class PreparedFunction: @unchecked Sendable {
         let registerCount = BasicBlocks.registerSpan(of: code)
         let exitLive = BlockLiveness.rendererReads(of: function, registerCount: registerCount)
 
-        // A copy, so the transfer does not capture `body` (an `inout` parameter: every
-        // access from the closure would be checked for exclusivity at run time).
-        let scalar = body.map(\.isScalar)
+        // Which instructions' reads are lane-wide: not a scalar one's, not a `jz`/`jnz`'s
+        // (lane 0 only). A copy, so the transfer does not capture `body` (an `inout`
+        // parameter: every access from the closure would be checked for exclusivity).
+        let laneWideReads = code.indices.map { !body[$0].isScalar && code[$0].opcode != .jz && code[$0].opcode != .jnz }
+        let operands = DecodedOperands(code)
         /// live := live − defs(i) ∪ laneWideUses(i).
         func transfer(_ index: Int, _ live: inout RegisterSet) {
-            let i = code[index]
-            // A store writes one element in some lanes: it defines nothing whole.
-            if i.opcode.shape != .storeRegisterArray {
-                for r in UniformityAnalysis.destinations(i) { live[r] = false }
-            }
-            guard !scalar[index], i.opcode != .jz, i.opcode != .jnz else { return }
-            BlockLiveness.forEachRead(of: i) { live[$0] = true }
+            operands.removeWrites(of: index, from: &live)
+            if laneWideReads[index] { operands.addReads(of: index, to: &live) }
         }
 
         // Bounded like `UniformityAnalysis`; past the bound every scalar result is broadcast,
