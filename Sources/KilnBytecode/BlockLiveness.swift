@@ -93,15 +93,6 @@ public struct BlockLiveness {
         }
     }
 
-    /// live := live − defs(i) ∪ reads(i), every read counted.
-    @inlinable public static func transfer(_ i: Instruction, _ live: inout RegisterSet) {
-        // A store writes one element in some lanes: it defines nothing whole.
-        if i.opcode.shape != .storeRegisterArray {
-            for r in UniformityAnalysis.destinations(i) { live[r] = false }
-        }
-        forEachRead(of: i) { live[$0] = true }
-    }
-
     /// What the renderer reads after a body runs: the outputs and the discard mask.
     public static func rendererReads(of function: Function, registerCount: Int) -> RegisterSet {
         var live = RegisterSet(count: registerCount, full: false)

@@ -41,7 +41,7 @@ public struct DecodedOperands: Sendable {
         while index < readStart[k + 1] { live[Int(reads[Int(index)])] = true; index += 1 }
     }
 
-    /// live := live − writes(k) ∪ reads(k) (`BlockLiveness.transfer`).
+    /// live := live − writes(k) ∪ reads(k), every read counted.
     @inlinable public func transfer(_ k: Int, _ live: inout RegisterSet) {
         removeWrites(of: k, from: &live)
         addReads(of: k, to: &live)
