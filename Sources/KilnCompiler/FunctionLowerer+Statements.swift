@@ -238,11 +238,7 @@ extension FunctionLowerer {
         let frame = state.frames[frameIndex]
         var analysis = LoopUniformityAnalysis(
             program: program, function: frame.function, discards: functionDiscards,
-            isVaryingBefore: { id in
-                guard self.slot(self.frameIndex, id) != nil else { return false }
-                let root = self.resolveRoot(self.frameIndex, id, nil)
-                return self.rootComponents(root.frame, root.id).contains { !self.state.isUniform[$0] }
-            },
+            isVaryingBefore: { self.isVaryingNow($0) },
             isMaskedBefore: { id in
                 guard let slot = self.slot(self.frameIndex, id) else { return true }
                 let root = self.resolveRoot(self.frameIndex, id, nil)
@@ -299,13 +295,19 @@ extension FunctionLowerer {
             case .textureSample, .layerSample, .textureRead:
                 found = true
             case .variable(let id):
-                let root = resolveRoot(frameIndex, id, nil)
-                if rootComponents(root.frame, root.id).contains(where: { !state.isUniform[$0] }) { found = true }
+                if isVaryingNow(id) { found = true }
             default:
                 break
             }
         }
         return found
+    }
+
+    /// Whether a variable of the current frame holds a varying value now: any of its
+    /// registers (through `thread T &` aliases) is not uniform. False for one not declared.
+    func isVaryingNow(_ id: VariableID) -> Bool {
+        let root = resolveRoot(frameIndex, id, nil)
+        return rootComponents(root.frame, root.id).contains { !state.isUniform[$0] }
     }
 
     /// A loop whose control is the same in every lane: `jz` before, `jnz` as the back edge.

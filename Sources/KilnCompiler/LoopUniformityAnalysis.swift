@@ -204,8 +204,7 @@ struct LoopUniformityAnalysis {
             }
         case .ifElse(let condition, let then, let otherwise):
             effects(condition, context)
-            var inner = context
-            if isVarying(condition) { inner.depth += 1 }
+            let inner = under(condition, context)
             walk(then, inner)
             walk(otherwise, inner)
         case .loop(let condition, let step, let body, _):
@@ -236,6 +235,14 @@ struct LoopUniformityAnalysis {
         }
     }
 
+    /// The context inside code that runs only where `condition` holds: diverged once more
+    /// when the condition is varying.
+    private func under(_ condition: TypedExpression, _ context: Context) -> Context {
+        var inner = context
+        if isVarying(condition) { inner.depth += 1 }
+        return inner
+    }
+
     /// `break`/`continue` of the innermost loop: varying under control diverged inside it.
     private mutating func leave(_ context: Context) {
         if context.depth > context.loopDepth, !loopFlags.isEmpty { loopFlags[loopFlags.count - 1] = true }
@@ -257,15 +264,12 @@ struct LoopUniformityAnalysis {
             write(lhs, varyingValue: false, context)
         case .conditional(let c, let a, let b):
             effects(c, context)
-            var inner = context
-            if isVarying(c) { inner.depth += 1 }
+            let inner = under(c, context)
             effects(a, inner)
             effects(b, inner)
         case .binary(.logicalAnd, let a, let b), .binary(.logicalOr, let a, let b):
             effects(a, context)
-            var inner = context
-            if isVarying(a) { inner.depth += 1 }
-            effects(b, inner)
+            effects(b, under(a, context))
         case .call(let f, let arguments):
             for argument in arguments { effects(argument, context) }
             if discards[f] { retires = true }
