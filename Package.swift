@@ -90,7 +90,7 @@ let package = Package(
                     exclude: ["Golden", "Fixtures"]),
         .testTarget(name: "KilnSceneTests", dependencies: ["KilnScene", "KilnRender", "KilnVM", "KilnServer", "KilnCLI", "KilnTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "KilnIntegrationTests", dependencies: ["KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnTestSupport"]),
-        .testTarget(name: "KilnServerTests", dependencies: ["KilnServer", "KilnWebSockets", "KilnBytecode", "KilnLanguage", "KilnCompiler", "KilnStorage", "KilnTestSupport"]),
+        .testTarget(name: "KilnServerTests", dependencies: ["KilnServer", "KilnWebSockets", "KilnBytecode", "KilnLanguage", "KilnCompiler", "KilnVM", "KilnStorage", "KilnTestSupport"]),
         .testTarget(name: "KilnStorageTests", dependencies: ["KilnStorage", "KilnTestSupport"]),
         .testTarget(name: "KilnCLITests", dependencies: ["KilnCLI", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnTestSupport"], exclude: ["Golden"]),
     ],

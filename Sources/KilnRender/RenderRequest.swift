@@ -39,6 +39,10 @@ public struct RenderRequest: Sendable {
     /// draws (triangles, kernels) ignore it and render the full frame. `kiln serve` sends
     /// one first after an edit when a full frame would be slow (docs/protocol.md).
     public var sampleStride = 1
+    /// Where draws of `library` keep its prepared functions between frames (the server
+    /// keeps one per compiled library); nil prepares for this draw alone. Used only when
+    /// it holds this request's library.
+    public var preparedFunctions: PreparedFunctionCache?
 
     public init(library: Library, functionName: String, fragmentName: String? = nil, width: Int, height: Int,
                 content: Texture? = nil, content2: Texture? = nil, arguments: [String: [Float]] = [:],

@@ -43,9 +43,13 @@ struct ShaderStage {
         resources = DrawResources(uniforms: uniforms, buffers: buffers,
                                   textures: textures ?? Renderer.textures(for: function, request: request),
                                   limits: request.executionLimits)
-        prepared = PreparedFunction(library: library, functionIndex: functionIndex,
-                                    uniformExecution: request.executionLimits.uniformExecution,
-                                    pairFusion: request.executionLimits.pairFusion)
+        let (uniformExecution, pairFusion) = (request.executionLimits.uniformExecution, request.executionLimits.pairFusion)
+        if let cache = request.preparedFunctions, cache.library == library {
+            prepared = cache.prepared(functionIndex: functionIndex, uniformExecution: uniformExecution, pairFusion: pairFusion)
+        } else {
+            prepared = PreparedFunction(library: library, functionIndex: functionIndex,
+                                        uniformExecution: uniformExecution, pairFusion: pairFusion)
+        }
     }
 
     /// The statement masks and lines of the function, for counting runs (`CostPlan`).

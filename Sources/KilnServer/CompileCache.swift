@@ -2,6 +2,7 @@ import Foundation
 import KilnBytecode
 import KilnCompiler
 import KilnLanguage
+import KilnVM
 
 /// A compiled request, ready to send: the result, the encoded library and its summary.
 public final class CompiledShader: @unchecked Sendable {
@@ -10,11 +11,15 @@ public final class CompiledShader: @unchecked Sendable {
     public let libraryBytes: [UInt8]?
     /// The cache key: SHA-256 over the request's file names and texts.
     public let key: [UInt8]
+    /// The library's functions as the VM runs them, prepared by the first frame that draws
+    /// each and kept for every later frame (of any session sharing this shader).
+    public let preparedFunctions: PreparedFunctionCache?
 
     init(result: CompileResult, key: [UInt8]) {
         self.result = result
         self.libraryBytes = result.library.map(LibraryWriter.encode)
         self.key = key
+        self.preparedFunctions = result.library.map(PreparedFunctionCache.init)
     }
 
     public var succeeded: Bool { result.library != nil }

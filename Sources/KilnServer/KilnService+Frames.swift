@@ -1,6 +1,7 @@
 import Foundation
 import KilnBytecode
 import KilnRender
+import KilnVM
 import KilnWebSockets
 
 /// Frame scheduling: one thread decides which session gets a frame next; workers render.
@@ -123,8 +124,8 @@ extension KilnService {
         session.lock.unlock()
 
         workers.submit(stride > 1 || staleOnly ? .urgent : heavy ? .heavy : .normal) { [self] in
-            renderFrame(session, library: library, preview: preview, time: time, sequence: sequence, generation: generation,
-                        revision: revision, cancellation: cancellation, stride: stride)
+            renderFrame(session, library: library, preparedFunctions: shader.preparedFunctions, preview: preview, time: time,
+                        sequence: sequence, generation: generation, revision: revision, cancellation: cancellation, stride: stride)
         }
         return due
     }
@@ -190,7 +191,8 @@ extension KilnService {
         return min(16, max(1, coarseSeconds * Double(stride * stride) / fullSeconds))
     }
 
-    private func renderFrame(_ session: LiveSession, library: Library, preview: PreviewSettings,
+    private func renderFrame(_ session: LiveSession, library: Library, preparedFunctions: PreparedFunctionCache?,
+                             preview: PreviewSettings,
                              time: Double, sequence: UInt32, generation: Int, revision: Int, cancellation: RenderCancellation,
                              stride: Int = 1) {
         defer {
@@ -211,7 +213,8 @@ extension KilnService {
             let request = PreviewRequest(library: library, function: preview.function, width: preview.width,
                                          height: preview.height, content: content, content2: content2,
                                          arguments: preview.arguments, time: Float(time), threads: renderThreads(),
-                                         maxFrameWork: settings.maxFrameWork, cancellation: cancellation)
+                                         maxFrameWork: settings.maxFrameWork, cancellation: cancellation,
+                                         preparedFunctions: preparedFunctions)
             let pixels: [UInt8], width: Int, height: Int, coarseStride: Int
             if stride > 1, let coarse = try renderer.renderCoarse(request, stride: stride) {
                 (pixels, width, height, coarseStride) = (coarse.pixels, coarse.width, coarse.height, coarse.stride)

@@ -2,6 +2,7 @@ import Foundation
 import KilnBytecode
 import KilnCompiler
 import KilnLanguage
+import KilnVM
 import KilnWebSockets
 
 /// The HTTP API for curl and scripts (docs/protocol.md, "HTTP"):
@@ -111,6 +112,7 @@ extension KilnService {
     private func renderResponse(_ request: HTTPRequest) -> HTTPResponse {
         guard !request.body.isEmpty else { return .text(400, "POST the shader source (or a library) as the request body\n") }
         let library: Library
+        var preparedFunctions: PreparedFunctionCache?      // a repeated source draws prepared code
         if request.body.starts(with: Array("KILNLIB".utf8)) {
             do { library = try LibraryReader.decode(request.body) } catch { return .text(422, "invalid library: \(error)\n") }
         } else {
@@ -118,6 +120,7 @@ extension KilnService {
             metrics.increment("kiln_compiles_total")
             guard let compiled = shader.result.library else { return json(422, CompileReport.object(result: shader.result, libraryBytes: shader.libraryBytes)) }
             library = compiled
+            preparedFunctions = shader.preparedFunctions
         }
         let query = request.query
         var width = settings.defaultPreviewSize, height = settings.defaultPreviewSize
@@ -147,7 +150,8 @@ extension KilnService {
             let started = monotonicSeconds()
             let pixels = try renderer.render(PreviewRequest(library: library, function: function, width: width, height: height,
                                                             content: content, content2: content2, arguments: arguments,
-                                                            time: time, threads: 0, maxFrameWork: settings.maxFrameWork))
+                                                            time: time, threads: 0, maxFrameWork: settings.maxFrameWork,
+                                                            preparedFunctions: preparedFunctions))
             metrics.observeRender(seconds: monotonicSeconds() - started)
             let outputHeight = pixels.count / 4 / max(1, width)
             let png = try renderer.encodePNG(premultiplied: pixels, width: width, height: outputHeight)

@@ -1,5 +1,6 @@
 import Foundation
 import KilnBytecode
+import KilnVM
 
 /// A look inside the current preview: a pixel's trace (`debug`) or the frame's cost
 /// heatmap (`heatmap`), at `time` or the clock's now.
@@ -61,6 +62,7 @@ extension KilnService {
         session.lock.lock()
         let preview = session.preview
         let library = session.shader?.result.library
+        let preparedFunctions = session.shader?.preparedFunctions
         let time = request.time ?? session.clock.time(at: monotonicSeconds())
         session.lock.unlock()
         guard let preview, !preview.function.isEmpty else {
@@ -77,7 +79,7 @@ extension KilnService {
             let frame = PreviewRequest(library: library, function: preview.function, width: preview.width,
                                        height: preview.height, content: content, content2: content2,
                                        arguments: preview.arguments, time: Float(time), threads: 1,
-                                       maxFrameWork: settings.maxFrameWork)
+                                       maxFrameWork: settings.maxFrameWork, preparedFunctions: preparedFunctions)
             let started = monotonicSeconds()
             var report: [String: Any]
             switch request.kind {

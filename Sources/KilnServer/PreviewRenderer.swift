@@ -1,5 +1,6 @@
 import KilnBytecode
 import KilnRender
+import KilnVM
 
 /// What the server needs from the renderer, kept narrow so the protocol logic can be
 /// tested without rendering and so KilnServer does not depend on KilnRender's internals.
@@ -85,10 +86,14 @@ public struct PreviewRequest: @unchecked Sendable {
     public var maxFrameWork: Int
     /// Cancelled when the frame is no longer wanted (its session closed or moved on).
     public var cancellation: RenderCancellation?
+    /// The compiled shader's prepared functions (`CompiledShader.preparedFunctions`), so
+    /// frames of the same library do not prepare it again.
+    public var preparedFunctions: PreparedFunctionCache?
 
     public init(library: Library, function: String, width: Int, height: Int, content: PreviewContent?,
                 content2: PreviewContent?, arguments: [String: [Float]], time: Float, threads: Int,
-                maxFrameWork: Int = RenderLimits.default.maxFrameWork, cancellation: RenderCancellation? = nil) {
+                maxFrameWork: Int = RenderLimits.default.maxFrameWork, cancellation: RenderCancellation? = nil,
+                preparedFunctions: PreparedFunctionCache? = nil) {
         self.library = library
         self.function = function
         self.width = width
@@ -100,5 +105,6 @@ public struct PreviewRequest: @unchecked Sendable {
         self.threads = threads
         self.maxFrameWork = maxFrameWork
         self.cancellation = cancellation
+        self.preparedFunctions = preparedFunctions
     }
 }

@@ -49,10 +49,12 @@ public struct RenderPreview: PreviewRenderer {
         let content2 = request.content2?.storage as? Texture
         var limits = RenderLimits.default
         limits.maxFrameWork = request.maxFrameWork
-        return RenderRequest(
+        var render = RenderRequest(
             library: request.library, functionName: request.function, width: request.width, height: request.height,
             content: content, content2: content2, arguments: request.arguments, time: request.time,
             threads: request.threads, limits: limits, cancellation: request.cancellation)
+        render.preparedFunctions = request.preparedFunctions
+        return render
     }
 
     public func encodePNG(premultiplied bytes: [UInt8], width: Int, height: Int) throws -> [UInt8] {

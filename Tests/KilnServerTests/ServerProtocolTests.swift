@@ -2,6 +2,7 @@ import Foundation
 import KilnBytecode
 import KilnCompiler
 import KilnLanguage
+import KilnVM
 import Testing
 @testable import KilnServer
 @testable import KilnWebSockets
@@ -12,13 +13,16 @@ import Testing
 final class GradientRenderer: PreviewRenderer, @unchecked Sendable {
     let lock = NSLock()
     var renders = 0
+    /// The prepared-function cache the last frame request carried.
+    var lastPreparedFunctions: PreparedFunctionCache?
     var failWith: String?
     /// When set, a render waits for it (after counting itself, and with the failure it
     /// started with): a test can change the session while a frame is rendering.
     var gate: DispatchSemaphore?
 
     func render(_ request: PreviewRequest) throws -> [UInt8] {
-        lock.lock(); renders += 1; let failure = failWith; let gate = gate; lock.unlock()
+        lock.lock(); renders += 1; lastPreparedFunctions = request.preparedFunctions
+        let failure = failWith, gate = gate; lock.unlock()
         gate?.wait()
         if let failure { throw CommandError(failure) }
         let level = UInt8(clamping: Int((request.arguments["level"]?.first ?? 0) * 255))

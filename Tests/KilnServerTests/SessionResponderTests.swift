@@ -2,6 +2,7 @@ import Foundation
 import KilnBytecode
 import KilnCompiler
 import KilnLanguage
+import KilnVM
 import Testing
 @testable import KilnServer
 
@@ -31,6 +32,22 @@ import Testing
         let library = try LibraryReader.decode(try #require(sink.libraries.first))
         #expect(library.functions.map(\.name) == ["wave"])
         #expect(sink.messages.isEmpty)
+    }
+
+    /// Frames carry their compiled shader's prepared-function cache, so a renderer prepares
+    /// the library's code once rather than once a frame.
+    @Test func framesCarryTheLibrarysPreparedFunctions() throws {
+        let (service, renderer) = Self.service()
+        defer { service.stop() }
+        let sink = RecordingSink()
+        let session = service.openSession(sink)
+        service.receive(text: Self.compileMessage(id: 1, source: waveSource), session: session)
+        #expect(sink.wait { $0.contains { if case .library = $0 { true } else { false } } })
+        let library = try LibraryReader.decode(try #require(sink.libraries.first))
+        service.receive(text: #"{"type":"preview.start","id":2,"size":[8,4],"fps":60}"#, session: session)
+        #expect(sink.wait { _ in !sink.frames.isEmpty })
+        let carried = try #require(renderer.lock.withLock { renderer.lastPreparedFunctions })
+        #expect(carried.library == library)
     }
 
     @Test func compilePreviewArgumentsAndClock() throws {
