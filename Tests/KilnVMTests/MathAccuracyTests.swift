@@ -192,11 +192,25 @@ import KilnBytecode
             for candidate in [x.nextDown, x, x.nextUp] { edgeX.append(candidate); edgeY.append(y) }
         }
         try Self.check("fmod (near multiples)", .fmod, bound: 0, edgeX, edgeY) { x, y in Foundation.fmod(x, y) }
-        #expect(KilnMath.quickFmod(0x1p30, 3).valid == false)  // a quotient past 2²⁴ takes the long division
-        #expect(KilnMath.quickFmod(7.5, 2) == (1.5, true))
+        // A quotient past 2²³ and the special values take the long division.
+        let quick = KilnMath.quickFmod(SIMD8(7.5, -7.5, 0x1p30, 1, .infinity, .nan, 3, 2.5),
+                                       SIMD8(2, 2, 3, 0, 2, 2, .infinity, 0.5))
+        #expect(quick.valid == SIMDMask(SIMD8<Int32>(-1, -1, 0, 0, 0, 0, 0, -1)))
+        #expect(quick.value[0] == 1.5 && quick.value[1] == -1.5 && quick.value[7] == 0)
         let x: [Float] = [5.5, -5.5, 1, .infinity, 3, -4, 0x1p-149 * 3]
         let y: [Float] = [2, 2, 0, 2, .infinity, 2, 0x1p-149 * 2]
         let r = try applyFloat(.fmod, x, y)
         #expect(same(r, [1.5, -1.5, .nan, .nan, 3, -0.0, 0x1p-149]))
+    }
+
+    /// `x = fmod(x, y)` in place: lanes the quick path cannot do are computed from the
+    /// operands, not from the half-written destination.
+    @Test func fmodInPlaceKeepsItsOperands() throws {
+        let program = TestProgram(registers: 2, body: [Instruction(.fmod, a: 0, b: 0, c: 1)])
+        let x: [Float] = [0x1p30, 7.5, .infinity, 0x1p40 + 0x1p17, -9, 5, 1e-40, 0x1p29]
+        let y: [Float] = [3, 2, 2, 0.75, 4, 0, 3e-41, -0.3]
+        let executor = try program.run([0: bits(x), 1: bits(y)])
+        let expected = zip(x, y).map { Float(Foundation.fmod(Double($0), Double($1))) }
+        #expect(same(Array(executor.floats(0).prefix(8)), expected), "\(executor.floats(0).prefix(8)) vs \(expected)")
     }
 }

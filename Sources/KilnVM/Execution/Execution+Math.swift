@@ -300,20 +300,27 @@ extension Execution {
     @inline(__always) static func ppow(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         binary(m, i, n, KilnMath.pow)
     }
-    /// Exact: `quickFmod` over all lanes (vectorized), then the long division of
-    /// significands for the lanes it cannot do (quotients of 2²⁴ and more, special values).
-    /// Shader art's `fmod(angle, sector)` and `fmod(p, cell)` are all quick lanes.
+    /// Exact: `quickFmod` eight lanes at a time, and the long division of significands for
+    /// the lanes it cannot do (quotients of 2²³ and more, special values), computed from the
+    /// group's operands before its result is stored — the destination may be an operand.
+    /// Shader art's `fmod(angle, sector)` and `fmod(p, cell)` are all quick lanes. A scalar
+    /// step (one lane) takes the long division.
     static func fmod(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], b = m[i.b], c = m[i.c]
-        var slow: UInt32 = 0
-        for l in 0..<n {
-            let (value, valid) = KilnMath.quickFmod(f(b[l]), f(c[l]))
-            a[l] = value.bitPattern
-            slow = max(slow, valid ? 0 : 1)                    // a max reduction stays a vector loop
+        guard n == laneCount else {
+            for l in 0..<n { a[l] = KilnMath.fmod(f(b[l]), f(c[l])).bitPattern }
+            return
         }
-        guard slow != 0 else { return }
-        for l in 0..<n where !KilnMath.quickFmod(f(b[l]), f(c[l])).valid {
-            a[l] = KilnMath.fmod(f(b[l]), f(c[l])).bitPattern
+        let z = UnsafeMutableRawPointer(a), x = UnsafeRawPointer(b), y = UnsafeRawPointer(c)
+        let group = MemoryLayout<SIMD8<Float>>.stride
+        for offset in stride(from: 0, to: laneCount * 4, by: group) {
+            let xs = x.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+            let ys = y.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+            var (value, valid) = KilnMath.quickFmod(xs, ys)
+            if !all(valid) {
+                for lane in 0..<8 where !valid[lane] { value[lane] = KilnMath.fmod(xs[lane], ys[lane]) }
+            }
+            z.storeBytes(of: value, toByteOffset: offset, as: SIMD8<Float>.self)
         }
     }
 }
