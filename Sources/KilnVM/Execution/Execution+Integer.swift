@@ -46,11 +46,20 @@ extension Execution {
         WordGroup(truncatingIfNeeded: unsafeBitCast(v + SIMD8<Double>(repeating: 0x1.8p52), to: SIMD8<UInt64>.self))
     }
 
+    /// `R[a] := quotients` (or remainders) of `R[b]` by `R[c]` read as `Operand` (`Int32`
+    /// or `UInt32`), on every lane.
+    @inline(__always) static func divisionGroups<Operand: SIMDScalar & FixedWidthInteger>(
+        _ m: Machine, _ i: PreparedInstruction, of _: Operand.Type, remainder: Bool
+    ) {
+        groups(m, i, of: Operand.self) { x, y in
+            let (q, r) = divide(SIMD8<Double>(x), SIMD8<Double>(y))
+            return lowWords(remainder ? r : q)
+        }
+    }
+
     /// ÷0 → 0; INT_MIN ÷ −1 → INT_MIN (the divisor is replaced by 1, whose quotient is the answer).
     @inline(__always) static func idiv(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount {
-            return groups(m, i, of: Int32.self) { lowWords(divide(SIMD8<Double>($0), SIMD8<Double>($1)).quotient) }
-        }
+        if n == laneCount { return divisionGroups(m, i, of: Int32.self, remainder: false) }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n {
             let x = s(b[l]), y = s(c[l])
@@ -61,9 +70,7 @@ extension Execution {
     }
     /// rem 0 → 0; INT_MIN rem −1 → 0 (x rem 1).
     @inline(__always) static func irem(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount {
-            return groups(m, i, of: Int32.self) { lowWords(divide(SIMD8<Double>($0), SIMD8<Double>($1)).remainder) }
-        }
+        if n == laneCount { return divisionGroups(m, i, of: Int32.self, remainder: true) }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n {
             let x = s(b[l]), y = s(c[l])
@@ -72,9 +79,7 @@ extension Execution {
         }
     }
     @inline(__always) static func udiv(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount {
-            return groups(m, i, of: UInt32.self) { lowWords(divide(SIMD8<Double>($0), SIMD8<Double>($1)).quotient) }
-        }
+        if n == laneCount { return divisionGroups(m, i, of: UInt32.self, remainder: false) }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n {
             let y = c[l]
@@ -82,9 +87,7 @@ extension Execution {
         }
     }
     @inline(__always) static func urem(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount {
-            return groups(m, i, of: UInt32.self) { lowWords(divide(SIMD8<Double>($0), SIMD8<Double>($1)).remainder) }
-        }
+        if n == laneCount { return divisionGroups(m, i, of: UInt32.self, remainder: true) }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n {
             let y = c[l]

@@ -311,16 +311,12 @@ extension Execution {
             for l in 0..<n { a[l] = KilnMath.fmod(f(b[l]), f(c[l])).bitPattern }
             return
         }
-        let z = UnsafeMutableRawPointer(a), x = UnsafeRawPointer(b), y = UnsafeRawPointer(c)
-        let group = MemoryLayout<SIMD8<Float>>.stride
-        for offset in stride(from: 0, to: laneCount * 4, by: group) {
-            let xs = x.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-            let ys = y.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+        groups(m, i, of: Float.self) { xs, ys in
             var (value, valid) = KilnMath.quickFmod(xs, ys)
             if !all(valid) {
                 for lane in 0..<8 where !valid[lane] { value[lane] = KilnMath.fmod(xs[lane], ys[lane]) }
             }
-            z.storeBytes(of: value, toByteOffset: offset, as: SIMD8<Float>.self)
+            return value
         }
     }
 }
