@@ -17,7 +17,8 @@ import Testing
                                                  content: BuiltinContent.make("rainbow", width: 48, height: 40), time: time))
     }
 
-    @Test(arguments: ["fmod.metal", "floormod.metal", "idiv.metal", "udiv.metal", "switch.metal", "blur49.metal"])
+    @Test(arguments: ["fmod.metal", "floormod.metal", "idiv.metal", "udiv.metal", "switch.metal", "blur49.metal",
+                          "table.metal", "array.metal", "ftoi.metal", "pcg.metal"])
     func probeDraws(_ file: String) throws {
         #expect(!(try Self.render(file)).isConstant)
     }

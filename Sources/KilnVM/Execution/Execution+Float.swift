@@ -55,10 +55,12 @@ extension Execution {
         for l in 0..<n { a[l] = KilnMath.floor(f(b[l])).bitPattern }
     }
     @inline(__always) static func fceil(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Float.self) { $0.rounded(.up).replacing(with: $0, where: $0 .!= $0) } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.ceil(f(b[l])).bitPattern }
     }
     @inline(__always) static func ftrunc(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Float.self) { $0.rounded(.towardZero).replacing(with: $0, where: $0 .!= $0) } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.truncate(f(b[l])).bitPattern }
     }
@@ -67,6 +69,7 @@ extension Execution {
         for l in 0..<n { a[l] = KilnMath.roundHalfAway(f(b[l])).bitPattern }
     }
     @inline(__always) static func frint(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Float.self) { $0.rounded(.toNearestOrEven).replacing(with: $0, where: $0 .!= $0) } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.rint(f(b[l])).bitPattern }
     }
@@ -76,6 +79,7 @@ extension Execution {
         for l in 0..<n { a[l] = KilnMath.fract(f(b[l])).bitPattern }
     }
     @inline(__always) static func fsqrt(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Float.self, squareRootGroup) }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.squareRoot(f(b[l])).bitPattern }
     }
@@ -84,14 +88,17 @@ extension Execution {
         for l in 0..<n { a[l] = KilnMath.reciprocalSquareRoot(f(b[l])).bitPattern }
     }
     @inline(__always) static func fsign(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Float.self, signGroup) }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.sign(f(b[l])).bitPattern }
     }
     @inline(__always) static func fisnan(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: UInt32.self) { (0x7F80_0000 &- ($0 & 0x7FFF_FFFF)) &>> 31 } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = b[l] & 0x7FFF_FFFF > 0x7F80_0000 ? 1 : 0 }
     }
     @inline(__always) static func fisinf(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: UInt32.self) { 1 &- nonZero(($0 & 0x7FFF_FFFF) ^ 0x7F80_0000) } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = b[l] & 0x7FFF_FFFF == 0x7F80_0000 ? 1 : 0 }
     }
@@ -119,18 +126,22 @@ extension Execution {
     // MARK: conversions
 
     @inline(__always) static func itof(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Int32.self) { FloatGroup($0) } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = Float(Int32(bitPattern: b[l])).bitPattern }
     }
     @inline(__always) static func utof(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: UInt32.self) { FloatGroup($0) } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = Float(b[l]).bitPattern }
     }
     @inline(__always) static func ftoi(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Float.self, KilnMath.toInt32) }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = UInt32(bitPattern: KilnMath.toInt32(f(b[l]))) }
     }
     @inline(__always) static func ftou(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Float.self, KilnMath.toUInt32) }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.toUInt32(f(b[l])) }
     }

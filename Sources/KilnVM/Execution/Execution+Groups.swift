@@ -69,6 +69,23 @@ extension Execution {
         return f.replacing(with: largestBelowOne, where: f .> largestBelowOne)
     }
 
+    /// `KilnMath.squareRoot` on eight lanes: the root of |x| (one `vsqrtps`: the standard
+    /// library's `SIMD8.squareRoot()` takes a lane at a time, through libm for negative
+    /// lanes), x's sign put back (√−0 = −0, a NaN keeps its sign), NaN where x < 0.
+    @inline(__always) static func squareRootGroup(_ p: FloatGroup) -> FloatGroup {
+        let bits = unsafeBitCast(p, to: WordGroup.self)
+        let magnitude = unsafeBitCast(bits & 0x7FFF_FFFF, to: FloatGroup.self)
+        var root = FloatGroup()
+        for l in 0..<8 { root[l] = magnitude[l].squareRoot() }
+        let signed = unsafeBitCast(unsafeBitCast(root, to: WordGroup.self) | (bits & 0x8000_0000), to: FloatGroup.self)
+        return signed.replacing(with: .nan, where: p .< 0)
+    }
+
+    /// `KilnMath.sign` on eight lanes: 1 above zero, −1 below, ±0 kept, NaN → 0.
+    @inline(__always) static func signGroup(_ p: FloatGroup) -> FloatGroup {
+        p.replacing(with: 0, where: p .!= p).replacing(with: 1, where: p .> 0).replacing(with: -1, where: p .< 0)
+    }
+
     /// `fmax`'s rule (`KilnMath.maximum`) on eight lanes: `p` where `p > q` or `q` is NaN.
     @inline(__always) static func maximumGroup(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup {
         q.replacing(with: p, where: (p .> q) .| (q .!= q))

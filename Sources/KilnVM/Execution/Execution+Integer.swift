@@ -17,6 +17,7 @@ extension Execution {
         for l in 0..<n { a[l] = b[l] &- c[l] }
     }
     @inline(__always) static func imul(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { $0 &* $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] &* c[l] }
     }
@@ -95,26 +96,32 @@ extension Execution {
         }
     }
     @inline(__always) static func ineg(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: UInt32.self) { 0 &- $0 } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = 0 &- b[l] }
     }
     @inline(__always) static func iabs(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Int32.self) { ($0 ^ ($0 &>> 31)) &- ($0 &>> 31) } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = s(b[l]) < 0 ? 0 &- b[l] : b[l] }
     }
     @inline(__always) static func imin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: Int32.self) { pointwiseMin($0, $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = s(b[l]) < s(c[l]) ? b[l] : c[l] }
     }
     @inline(__always) static func imax(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: Int32.self) { pointwiseMax($0, $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = s(b[l]) > s(c[l]) ? b[l] : c[l] }
     }
     @inline(__always) static func umin(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { pointwiseMin($0, $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] < c[l] ? b[l] : c[l] }
     }
     @inline(__always) static func umax(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { pointwiseMax($0, $1) } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] > c[l] ? b[l] : c[l] }
     }
@@ -144,14 +151,17 @@ extension Execution {
         for l in 0..<n { a[l] = b[l] == 0 ? 1 : 0 }
     }
     @inline(__always) static func shl(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { $0 &<< $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] &<< (c[l] & 31) }
     }
     @inline(__always) static func shr(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: Int32.self) { $0 &>> $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = UInt32(bitPattern: s(b[l]) &>> Int32(bitPattern: c[l] & 31)) }
     }
     @inline(__always) static func ushr(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return groups(m, i, of: UInt32.self) { $0 &>> $1 } }
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] &>> (c[l] & 31) }
     }
@@ -186,10 +196,12 @@ extension Execution {
         for l in 0..<n { a[l] = b[l] <= c[l] ? 1 : 0 }
     }
     @inline(__always) static func sext16(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Int32.self) { ($0 &<< 16) &>> 16 } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = UInt32(bitPattern: Int32(Int16(truncatingIfNeeded: b[l]))) }
     }
     @inline(__always) static func zext16(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: UInt32.self) { $0 & 0xFFFF } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = b[l] & 0xFFFF }
     }

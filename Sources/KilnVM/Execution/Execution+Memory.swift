@@ -27,6 +27,11 @@ extension Execution {
     /// `R[a] := R[b + R[c]]` if `R[c] < imm`; lane l of register b+k is at `b + k·laneCount + l`.
     @inline(__always) static func ldr(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let a = m[i.a], base = m[i.b], index = m[i.c], count = i.imm
+        if n == laneCount && count <= selectedElementLimit {
+            return indexedGroups(into: a, index: index, count: Int(count)) { k, offset in
+                UnsafeRawPointer(base + k &* laneCount).loadUnaligned(fromByteOffset: offset, as: WordGroup.self)
+            }
+        }
         for l in 0..<n {
             let k = index[l]
             a[l] = k < count ? base[Int(k) &* laneCount &+ l] : 0
@@ -37,6 +42,9 @@ extension Execution {
     /// still uses the old lane values.
     @inline(__always) static func str(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         let base = m[i.a], value = m[i.b], index = m[i.c], mask = m[i.d], count = i.imm
+        if n == laneCount && count <= selectedElementLimit {
+            return storeGroups(base: base, value: value, index: index, mask: mask, count: Int(count))
+        }
         for l in 0..<n {
             let k = index[l], v = value[l]
             if k < count && mask[l] != 0 { base[Int(k) &* laneCount &+ l] = v }
@@ -44,11 +52,16 @@ extension Execution {
     }
     /// `R[a] := K[imm + R[b]]` if `R[b] < d` (d is a count).
     @inline(__always) static func ldk(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        let a = m[i.a], index = m[i.b], count = UInt64(i.d), first = UInt64(i.imm)
-        let constantCount = UInt64(m.constantCount)
+        let a = m[i.a], index = m[i.b], count = Int(i.d), first = Int(i.imm)
+        let constants = m.constants, constantCount = m.constantCount
+        if n == laneCount && count <= selectedElementLimit && first + count <= constantCount {
+            return indexedGroups(into: a, index: index, count: count) { k, _ in
+                WordGroup(repeating: constants[first &+ k])
+            }
+        }
         for l in 0..<n {
-            let k = UInt64(index[l]), slot = first + k
-            a[l] = (k < count && slot < constantCount) ? m.constants[Int(slot)] : 0
+            let k = Int(index[l]), slot = first &+ k
+            a[l] = (k < count && slot < constantCount) ? constants[slot] : 0
         }
     }
     /// `R[a] := Buf[imm][R[b]]` if the slot is bound and the index is in range.
@@ -63,6 +76,56 @@ extension Execution {
         for l in 0..<n {
             let k = Int(index[l])
             a[l] = k < buffer.count ? buffer.words[k] : 0
+        }
+    }
+
+    // MARK: small arrays, eight lanes at a time
+
+    /// Arrays of at most this many elements are read and written with one compare and blend
+    /// per element and group of eight lanes (`indexedGroups`, `storeGroups`); longer ones lane
+    /// by lane. Why: a lane loop reads one element a lane behind two range checks and a
+    /// branch — a palette lookup `table[k]` with a varying `k` cost more than the rest of
+    /// its loop (bench/probes/table.metal) — while a blend per element costs ~6 vector
+    /// operations for eight lanes, cheaper up to about eight elements.
+    static let selectedElementLimit: UInt32 = 8
+
+    /// All ones in the lanes of `index` equal to `k`, else zero (`index ^ k` has its top bit
+    /// set in `d | −d` exactly when it is non-zero; the standard library's `.==` would build
+    /// the mask lane by lane).
+    @inline(__always) static func equalMask(_ index: WordGroup, _ k: Int) -> WordGroup {
+        let d = unsafeBitCast(index ^ WordGroup(repeating: UInt32(truncatingIfNeeded: k)), to: SIMD8<Int32>.self)
+        return ~unsafeBitCast((d | (0 &- d)) &>> 31, to: WordGroup.self)
+    }
+
+    /// `R[a] := element(R[index])`, 0 where the index is `count` or more: each lane's result
+    /// is the OR of every element masked by "the index is this one" — at most one matches.
+    @inline(__always) static func indexedGroups(into a: UnsafeMutablePointer<UInt32>, index: UnsafeMutablePointer<UInt32>,
+                                                count: Int, _ element: (Int, Int) -> WordGroup) {
+        let destination = UnsafeMutableRawPointer(a), indices = UnsafeRawPointer(index)
+        for offset in stride(from: 0, to: laneCount * 4, by: groupStride) {
+            let k = indices.loadUnaligned(fromByteOffset: offset, as: WordGroup.self)
+            var result = WordGroup(repeating: 0)
+            for j in 0..<count { result |= element(j, offset) & equalMask(k, j) }
+            destination.storeBytes(of: result, toByteOffset: offset, as: WordGroup.self)
+        }
+    }
+
+    /// `str` on eight lanes: every element register takes the value where the lane's index
+    /// names it and its mask is set. Index, value and mask are loaded before the group's
+    /// elements are written, as the lane loop reads them before writing.
+    @inline(__always) static func storeGroups(base: UnsafeMutablePointer<UInt32>, value: UnsafeMutablePointer<UInt32>,
+                                              index: UnsafeMutablePointer<UInt32>, mask: UnsafeMutablePointer<UInt32>,
+                                              count: Int) {
+        for offset in stride(from: 0, to: laneCount * 4, by: groupStride) {
+            let k = UnsafeRawPointer(index).loadUnaligned(fromByteOffset: offset, as: WordGroup.self)
+            let v = UnsafeRawPointer(value).loadUnaligned(fromByteOffset: offset, as: WordGroup.self)
+            let enabled = 0 &- nonZero(UnsafeRawPointer(mask).loadUnaligned(fromByteOffset: offset, as: WordGroup.self))
+            for j in 0..<count {
+                let element = UnsafeMutableRawPointer(base + j &* laneCount)
+                let hit = equalMask(k, j) & enabled
+                let old = element.loadUnaligned(fromByteOffset: offset, as: WordGroup.self)
+                element.storeBytes(of: (v & hit) | (old & ~hit), toByteOffset: offset, as: WordGroup.self)
+            }
         }
     }
 }
