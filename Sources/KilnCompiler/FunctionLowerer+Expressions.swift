@@ -258,8 +258,11 @@ extension FunctionLowerer {
         case .add: return op(.iadd, x, y)
         case .subtract: return op(.isub, x, y)
         case .multiply: return op(.imul, x, y)
-        case .divide: return op(signed ? .idiv : .udiv, x, y)
-        case .remainder: return op(signed ? .irem : .urem, x, y)
+        case .divide, .remainder:
+            let remainder = o == .remainder
+            if let divisor = state.knownConstant[y],
+               let quick = divideByPowerOfTwo(x, divisor, remainder: remainder, signed: signed) { return quick }
+            return op(remainder ? (signed ? .irem : .urem) : (signed ? .idiv : .udiv), x, y)
         case .shiftLeft: return op(.shl, x, y)
         case .shiftRight: return op(kind.isSigned ? .shr : .ushr, x, y)
         case .bitwiseAnd, .logicalAnd: return op(.and, x, y)

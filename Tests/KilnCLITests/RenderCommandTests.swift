@@ -27,7 +27,7 @@ struct RenderCommandTests {
         try """
             [[ stitchable ]] half4 counted(float2 position) {
                 float s = 0.0;
-                int n = int(position.x) % 4;
+                int n = int(position.x) & 3;
                 for (int i = 0; i < n; i++) {
                     s += 0.25;
                 }

@@ -162,6 +162,18 @@ import KilnLanguage
             int h = q ^ (r * 3) ^ (d * 5) ^ (e * 7) ^ int(u * 11u) ^ int(v * 13u);
             return half4(float(q == m ? 1 : 0), float(h & 0xFFFF), float((h >> 16) & 0xFFFF), 1);
             """),
+        Case(name: "division and remainder by powers of two", body: """
+            int x = (int(position.x) - 7) * 37 + int(position.y) * 1000003 - 40000000;
+            int m = -2147483647 - 1 + int(position.y) % 3;   // INT_MIN and just above
+            uint u = uint(x) * 2654435761u;
+            int qa = x / 2 + x / 4 * 3 + x / 1024 * 5 + x / 1073741824 * 7;
+            int qb = x % 2 + x % 8 * 3 + x % 65536 * 5 + x % 1073741824 * 7 + (-x) % 16 * 11;
+            int qc = (m / 2) ^ (m % 4) ^ (m / 1073741824) ^ (m % 1073741824) ^ (m / 1);
+            uint qd = u / 2u + u / 16u * 3u + u / 2147483648u * 5u;
+            uint qe = u % 2u + u % 256u * 3u + u % 2147483648u * 5u;
+            int h = qa ^ (qb * 3) ^ (qc * 5) ^ int(qd * 7u) ^ int(qe * 11u);
+            return half4(float(h & 0xFFFF), float((h >> 16) & 0xFFFF), float(qa & 0xFF), float(qb & 0xFF));
+            """),
         Case(name: "shifts by 32 and more are masked", body: """
             int s = int(position.x);             // 0.5… → 0, 1, 2, …
             int x = 0x12345678;

@@ -18,7 +18,7 @@ import Testing
     static let loop = """
         [[ stitchable ]] half4 counted(float2 position) {
             float s = 0.0;
-            int n = int(position.x) % 4;
+            int n = int(position.x) & 3;
             for (int i = 0; i < n; i++) {
                 s += 0.25;
             }
@@ -26,7 +26,7 @@ import Testing
         }
         """
 
-    /// Line 3: ftoi, irem (2). Line 4 before the loop: three moves and the first test
+    /// Line 3: ftoi, and (2). Line 4 before the loop: three moves and the first test
     /// (ilt, and, jnone) (6). Each iteration the lane is in: the body's fadd, sel (2), the
     /// step's jany (1: `i` is the `for`'s own counter, so `i++` is one uniform `iadd` run
     /// once per batch, not a lane's cost — `maskedLoop`) and the next test (3) (6). Line 7:
