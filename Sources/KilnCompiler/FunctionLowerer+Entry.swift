@@ -76,7 +76,7 @@ extension FunctionLowerer {
             state.discardRegister = register
         }
 
-        try lowerBlock(function.body)
+        try lowerBlock(function.body, skipTo: state.frames[0].endLabel)
         placeLabel(state.frames[0].endLabel)
 
         let textureCount = max(bindings.textureCount, state.usedTextureSlots.max().map(Self.slotCount) ?? 0)

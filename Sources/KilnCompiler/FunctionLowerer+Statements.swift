@@ -2,12 +2,30 @@ import KilnBytecode
 import KilnLanguage
 
 extension FunctionLowerer {
-    func lowerBlock(_ statements: [TypedStatement]) throws {
-        for statement in statements {
+    /// Lowers `statements` in order while some lane may still run them. With `skipTo` (the
+    /// entry function's body, whose end label is `skipTo`): after a statement that retired
+    /// lanes by mask (`if (uv.y < 0) return …;`), the rest of the body starts with `jnone`
+    /// to the end when it is costly enough (`StatementScanner.isCostly`) — a batch whose
+    /// lanes all returned skips it, as an `if` arm no lane takes is skipped. (melt's `from.sample` ran for every lane of batches that had all taken
+    /// the early `return to.sample(…)`, their coordinates outside the texture.) Only the
+    /// entry's body: nothing after its end reads what the skipped code computes — results
+    /// come from the return homes, written by `sel` — while an inlined helper's end is
+    /// followed by the caller's code and copy-backs.
+    func lowerBlock(_ statements: [TypedStatement], skipTo endLabel: Int? = nil) throws {
+        var guardMask: VirtualRegister?
+        for (index, statement) in statements.enumerated() {
             guard state.mask.isLive else { return }
+            let before = state.mask
             try at(statement.range) {
+                // The guard belongs to the statement it skips (the debugger's line).
+                if let endLabel, let running = guardMask { jump(.jnone, running, endLabel) }
                 if case .block = statement.kind {} else { statementEvent() }
                 try lowerStatement(statement)
+            }
+            guardMask = nil
+            if endLabel != nil, state.mask != before, case .lanes(let running) = state.mask,
+               state.frames[frameIndex].didMaskRetire, StatementScanner.isCostly(Array(statements[(index + 1)...])) {
+                guardMask = running
             }
         }
     }

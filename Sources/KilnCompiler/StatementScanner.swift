@@ -57,6 +57,35 @@ enum StatementScanner {
         }
     }
 
+    /// Whether `statements` are worth a `jnone` in front (`FunctionLowerer.lowerBlock`'s
+    /// guard after an early return): a loop, a `switch`, a texture or layer access, a
+    /// call of a helper, or more than `costlyExpressionCount` expression nodes. Below that a
+    /// `jnone` (a reduction over the mask and a branch) costs about what it could skip.
+    static func isCostly(_ statements: [TypedStatement]) -> Bool {
+        var nodes = 0, costly = false
+        func scan(_ statements: [TypedStatement]) {
+            for statement in statements where !costly {
+                switch statement.kind {
+                case .loop, .switchOn: costly = true
+                default: break
+                }
+                for e in expressions(statement) {
+                    visit(e) { e in
+                        nodes += 1
+                        switch e.kind {
+                        case .call, .textureSample, .layerSample, .textureRead: costly = true
+                        default: break
+                        }
+                    }
+                }
+                for inner in nested(statement) { scan(inner) }
+            }
+        }
+        scan(statements)
+        return costly || nodes > costlyExpressionCount
+    }
+    static let costlyExpressionCount = 24
+
     /// The variable an lvalue expression is rooted at.
     static func root(_ expression: TypedExpression) -> VariableID? {
         switch expression.kind {

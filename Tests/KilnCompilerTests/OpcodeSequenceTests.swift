@@ -18,6 +18,32 @@ import Testing
         #expect(body == ["fmul", "fadd", "fmul", "fmul", "fmul", "mov", "ret"], "\(body)")
     }
 
+    /// After a divergent early `return`, the rest of the entry's body is skipped by a batch
+    /// whose lanes all returned — when the rest is worth a `jnone` (a texture read, a loop,
+    /// a call, many operations); two moves and an add are not.
+    @Test func costlyCodeAfterAnEarlyReturnIsSkippable() throws {
+        let costly = try #require(compileLibrary("""
+            #include <metal_stdlib>
+            using namespace metal;
+            fragment float4 f(float4 p [[position]], texture2d<float> t [[texture(0)]], sampler s [[sampler(0)]]) {
+                if (p.y < 10.0) return float4(1.0);
+                return t.sample(s, p.xy * 0.01);
+            }
+            """))
+        let body = costly.opcodes(try #require(costly.function(named: "f")).body)
+        // The `if` arm's own `jnone`, then the guard right before the rest.
+        #expect(body.filter { $0 == "jnone" }.count == 2, "\(body)")
+        let guardIndex = try #require(body.lastIndex(of: "jnone"), "\(body)")
+        #expect(body[(guardIndex + 1)...].contains("sample") && !body[..<guardIndex].contains("sample"), "\(body)")
+
+        let cheap = try #require(compileLibrary(colorEffect("""
+            if (position.x < amount) return color;
+            return color + half4(0.25);
+        """)))
+        let cheapBody = cheap.opcodes(try #require(cheap.function(named: "effect")).body)
+        #expect(cheapBody.filter { $0 == "jnone" }.count == 1, "\(cheapBody)")
+    }
+
     @Test func constantsAndArgumentMathLandInThePrologue() throws {
         let library = try #require(compileLibrary(colorEffect("""
             float k = cos(amount) * 2.0;
