@@ -25,7 +25,7 @@ import KilnBytecode
         .mov, .fadd, .fsub, .fmul, .fdiv, .fneg, .fabs, .fmin, .fmax, .ffloor, .ffract,
         .feq, .fne, .flt, .fle, .iadd, .isub, .and, .or, .xor, .not, .lnot,
         .ieq, .ine, .ilt, .ile, .ult, .ule,
-        .fceil, .ftrunc, .frint, .fsqrt, .fsign, .fisnan, .fisinf, .itof, .utof, .ftoi, .ftou,
+        .fceil, .ftrunc, .frint, .fround, .fsqrt, .fsign, .fisnan, .fisinf, .itof, .utof, .ftoi, .ftou,
         .imul, .ineg, .iabs, .imin, .imax, .umin, .umax, .shl, .shr, .ushr, .sext16, .zext16,
     ]
 

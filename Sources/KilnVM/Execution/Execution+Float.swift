@@ -65,6 +65,7 @@ extension Execution {
         for l in 0..<n { a[l] = KilnMath.truncate(f(b[l])).bitPattern }
     }
     @inline(__always) static func fround(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
+        if n == laneCount { return unaryGroups(m, i, of: Float.self, roundHalfAwayGroup) }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.roundHalfAway(f(b[l])).bitPattern }
     }

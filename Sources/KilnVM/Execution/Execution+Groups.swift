@@ -81,6 +81,18 @@ extension Execution {
         return signed.replacing(with: .nan, where: p .< 0)
     }
 
+    /// `KilnMath.roundHalfAway` (`round`) on eight lanes: |x| truncated, plus one where the
+    /// part cut off is at least ½, x's sign put back; a NaN keeps its bits. (No instruction
+    /// rounds halves away from zero; `vroundps` truncates.)
+    @inline(__always) static func roundHalfAwayGroup(_ p: FloatGroup) -> FloatGroup {
+        let bits = unsafeBitCast(p, to: WordGroup.self)
+        let magnitude = unsafeBitCast(bits & 0x7FFF_FFFF, to: FloatGroup.self)
+        let t = magnitude.rounded(.towardZero)
+        let rounded = t.replacing(with: t + 1, where: magnitude - t .>= 0.5)
+        let signed = unsafeBitCast(unsafeBitCast(rounded, to: WordGroup.self) | (bits & 0x8000_0000), to: FloatGroup.self)
+        return signed.replacing(with: p, where: p .!= p)
+    }
+
     /// `KilnMath.sign` on eight lanes: 1 above zero, −1 below, ±0 kept, NaN → 0.
     @inline(__always) static func signGroup(_ p: FloatGroup) -> FloatGroup {
         p.replacing(with: 0, where: p .!= p).replacing(with: 1, where: p .> 0).replacing(with: -1, where: p .< 0)
