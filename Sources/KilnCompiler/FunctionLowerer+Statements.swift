@@ -533,7 +533,8 @@ extension FunctionLowerer {
         for (index, c) in cases.enumerated() {
             var hit = hits[index]
             if c.isDefault { hit = hit.map { op(.or, $0, noHit) } ?? noHit }
-            if let hit { try emitInto(active, .or, active, op(.and, startRegister, hit)) }
+            // Every lane runs the switch (`start` is `all`): a lane enters where it hits.
+            if let hit { try emitInto(active, .or, active, start == .all ? hit : op(.and, startRegister, hit)) }
             let skip = newLabel()
             jump(.jnone, active, skip)
             state.mask = .lanes(active)
