@@ -18,7 +18,8 @@ import Testing
     }
 
     @Test(arguments: ["fmod.metal", "floormod.metal", "idiv.metal", "udiv.metal", "switch.metal", "blur49.metal",
-                          "table.metal", "array.metal", "ftoi.metal", "pcg.metal"])
+                          "table.metal", "array.metal", "ftoi.metal", "pcg.metal",
+                          "fwidth.metal", "round.metal"])
     func probeDraws(_ file: String) throws {
         #expect(!(try Self.render(file)).isConstant)
     }
