@@ -2,15 +2,15 @@ import KilnBytecode
 import KilnLanguage
 
 extension FunctionLowerer {
-    /// Lowers `statements` in order while some lane may still run them. With `skipTo` (the
-    /// entry function's body, whose end label is `skipTo`): after a statement that retired
+    /// Lowers `statements` in order while some lane may still run them. With `skipTo` (a
+    /// function's body, whose end label is `skipTo`): after a statement that retired
     /// lanes by mask (`if (uv.y < 0) return …;`), the rest of the body starts with `jnone`
     /// to the end when it is costly enough (`StatementScanner.isCostly`) — a batch whose
     /// lanes all returned skips it, as an `if` arm no lane takes is skipped. (melt's `from.sample` ran for every lane of batches that had all taken
-    /// the early `return to.sample(…)`, their coordinates outside the texture.) Only the
-    /// entry's body: nothing after its end reads what the skipped code computes — results
-    /// come from the return homes, written by `sel` — while an inlined helper's end is
-    /// followed by the caller's code and copy-backs.
+    /// the early `return to.sample(…)`, their coordinates outside the texture.) The entry's
+    /// body and an inlined helper's: nothing after their end reads what the skipped code
+    /// computes — results come from the return homes, written by `sel` — as long as the
+    /// helper has no reference or pointer parameters (see `inlineCall`).
     func lowerBlock(_ statements: [TypedStatement], skipTo endLabel: Int? = nil) throws {
         var guardMask: VirtualRegister?
         for (index, statement) in statements.enumerated() {
@@ -571,8 +571,11 @@ extension FunctionLowerer {
         // References to an element chosen at run time (`f(a[i])`, `f(&a[i])`) are copied in
         // and, when the call returns, out again: an alias cannot name a dynamic element.
         var copiedBack: [(parameter: VariableID, place: LValue)] = []
+        // Whether a parameter names a variable of the caller (`thread T &`, `thread T *`).
+        var aliasesCaller = false
         for (parameter, argument) in zip(callee.parameters, arguments) {
             if parameter.type.isThreadPointer {
+                aliasesCaller = true
                 let (storage, dynamic) = try pointee(of: argument)
                 bindings.append((parameter.variable, storage))
                 if let dynamic { copiedBack.append((parameter.variable, dynamic)) }
@@ -588,6 +591,7 @@ extension FunctionLowerer {
                 var place: LValue?
                 do { place = try lvalue(argument) } catch LoweringError.diagnostic { place = nil }
                 if let place, place.dynamic == nil {
+                    aliasesCaller = true
                     bindings.append((parameter.variable, .reference(frame: place.frame, variable: place.variable, path: place.components)))
                     continue
                 }
@@ -620,7 +624,11 @@ extension FunctionLowerer {
             }
             bindEvent(frameIndex, id)
         }
-        try lowerBlock(callee.body)
+        // The helper's rest after an early return is skippable like the entry's when the
+        // helper only computes its result: a write through a reference or pointer after the
+        // early return renames the caller's variable to a register the skipped code would
+        // have made (and a copy-back reads the callee's own variables after its end).
+        try lowerBlock(callee.body, skipTo: aliasesCaller || !copiedBack.isEmpty ? nil : state.frames[frameIndex].endLabel)
         if let returned = state.frames[frameIndex].returnedLanes, state.mask.isLive {
             try emitInto(returned, .or, returned, maskRegister)
         }

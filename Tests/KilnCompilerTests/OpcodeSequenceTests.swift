@@ -36,6 +36,21 @@ import Testing
         let guardIndex = try #require(body.lastIndex(of: "jnone"), "\(body)")
         #expect(body[(guardIndex + 1)...].contains("sample") && !body[..<guardIndex].contains("sample"), "\(body)")
 
+        // The same inside an inlined helper: its rest skips to the helper's end.
+        let helper = try #require(compileLibrary("""
+            #include <metal_stdlib>
+            using namespace metal;
+            static float4 shade(float2 uv, texture2d<float> t, sampler s) {
+                if (uv.y < 0.1) return float4(1.0);
+                return t.sample(s, uv);
+            }
+            fragment float4 f(float4 p [[position]], texture2d<float> t [[texture(0)]], sampler s [[sampler(0)]]) {
+                return shade(p.xy * 0.01, t, s) * 0.5;
+            }
+            """))
+        let helperBody = helper.opcodes(try #require(helper.function(named: "f")).body)
+        #expect(helperBody.filter { $0 == "jnone" }.count == 2, "\(helperBody)")
+
         let cheap = try #require(compileLibrary(colorEffect("""
             if (position.x < amount) return color;
             return color + half4(0.25);

@@ -174,6 +174,24 @@ import KilnLanguage
             int h = qa ^ (qb * 3) ^ (qc * 5) ^ int(qd * 7u) ^ int(qe * 11u);
             return half4(float(h & 0xFFFF), float((h >> 16) & 0xFFFF), float(qa & 0xFF), float(qb & 0xFF));
             """),
+        Case(name: "helpers that return early before costly code", body: """
+            int evaluations = 0;
+            float t = 0.0;
+            float3 rd = float3(position * 0.01 - 0.3, -1.0);
+            for (int i = 0; i < 12; i++) {
+                float d = boundedScene(float3(0, 0, 4) + rd * t, evaluations);
+                if (d < 0.01) break;
+                t += d;
+            }
+            float far = boundedScene(float3(position, 9.0), evaluations);
+            float u = 0.0;
+            for (int i = 0; i < 12; i++) {
+                float d = boundedPure(float3(0, 0, 4) + rd * u);
+                if (d < 0.01) break;
+                u += d;
+            }
+            return half4(t, float(evaluations), u + boundedPure(float3(position, 9.0)), far);
+            """),
         Case(name: "shifts by 32 and more are masked", body: """
             int s = int(position.x);             // 0.5… → 0, 1, 2, …
             int x = 0x12345678;
@@ -329,6 +347,30 @@ import KilnLanguage
             float s = 0;
             for (int i = 0; i < n; i++) s += values[i];
             return s;
+        }
+        static float boundedScene(float3 p, thread int &evaluations) {
+            float bound = abs(p.x) + abs(p.y) + abs(p.z) - 2.0;
+            if (bound > 0.5) return bound;                // most rays: the rest is skipped
+            evaluations += 1;                             // a reference write after it
+            float d = 10.0;
+            for (int i = 0; i < 3; i++) {
+                float3 c = float3(float(i) * 0.7 - 0.7, 0.3 * float(i), 0.5 * float(i));
+                float3 q = abs(p - c);
+                d = min(d, max(q.x, max(q.y, q.z)) - 0.4);
+            }
+            if (d < 0.0) return -d * 2.0;                 // a second early return, masked
+            return d;
+        }
+        static float boundedPure(float3 p) {
+            float bound = abs(p.x) + abs(p.y) + abs(p.z) - 2.0;
+            if (bound > 0.5) return bound;
+            float d = 10.0;
+            for (int i = 0; i < 3; i++) {
+                float3 q = abs(p - float3(float(i) * 0.7 - 0.7, 0.3 * float(i), 0.5 * float(i)));
+                d = min(d, max(q.x, max(q.y, q.z)) - 0.4);
+            }
+            if (d < 0.0) return -d * 2.0;
+            return d;
         }
         static void sortThree(thread float *a) {
             for (int i = 0; i < 2; i++)

@@ -312,9 +312,13 @@ def test_pixel_debugger(browser):
         slider = browser.find_element(By.CSS_SELECTOR, "#arguments input[type=range]")
         browser.execute_script("arguments[0].value = 2; arguments[0].dispatchEvent(new Event('input'))", slider)
         wait_for(lambda: "1.75" in browser.find_element(By.ID, "debug-variables").text, message="the re-trace")
-        time.sleep(0.3)
         report = browser.execute_script("return window.kiln.pixelDebugger.report")
-        assert report["pixel"] == browser.execute_script(CANVAS_PIXEL, 70, 100)
+        assert report["pixel"][0] == 255, report                             # 1.75 saturates red
+        # The frame drawn with the new argument can reach the canvas after the re-trace (a
+        # fixed 0.3 s wait lost that race on a loaded machine): wait until the picture
+        # shows the traced pixel; if they never agree, this fails.
+        wait_for(lambda: browser.execute_script(CANVAS_PIXEL, 70, 100) == report["pixel"],
+                 message="the canvas to show the traced pixel")
         browser.save_screenshot(str(ARTIFACTS / "11-debugger-argument.png"))
 
         # The cost heatmap: over the preview, numbers under the cursor, shares in the gutter.
