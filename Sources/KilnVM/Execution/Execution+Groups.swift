@@ -73,23 +73,29 @@ extension Execution {
     /// library's `SIMD8.squareRoot()` takes a lane at a time, through libm for negative
     /// lanes), x's sign put back (√−0 = −0, a NaN keeps its sign), NaN where x < 0.
     @inline(__always) static func squareRootGroup(_ p: FloatGroup) -> FloatGroup {
-        let bits = unsafeBitCast(p, to: WordGroup.self)
-        let magnitude = unsafeBitCast(bits & 0x7FFF_FFFF, to: FloatGroup.self)
-        var root = FloatGroup()
-        for l in 0..<8 { root[l] = magnitude[l].squareRoot() }
-        let signed = unsafeBitCast(unsafeBitCast(root, to: WordGroup.self) | (bits & 0x8000_0000), to: FloatGroup.self)
+        let signed = onMagnitude(p) { magnitude in
+            var root = FloatGroup()
+            for l in 0..<8 { root[l] = magnitude[l].squareRoot() }
+            return root
+        }
         return signed.replacing(with: .nan, where: p .< 0)
+    }
+
+    /// `f(|p|)` with `p`'s sign put back (OR-ed in: `f` gives a non-negative result or NaN).
+    @inline(__always) static func onMagnitude(_ p: FloatGroup, _ f: (FloatGroup) -> FloatGroup) -> FloatGroup {
+        let bits = unsafeBitCast(p, to: WordGroup.self)
+        let result = f(unsafeBitCast(bits & 0x7FFF_FFFF, to: FloatGroup.self))
+        return unsafeBitCast(unsafeBitCast(result, to: WordGroup.self) | (bits & 0x8000_0000), to: FloatGroup.self)
     }
 
     /// `KilnMath.roundHalfAway` (`round`) on eight lanes: |x| truncated, plus one where the
     /// part cut off is at least ½, x's sign put back; a NaN keeps its bits. (No instruction
     /// rounds halves away from zero; `vroundps` truncates.)
     @inline(__always) static func roundHalfAwayGroup(_ p: FloatGroup) -> FloatGroup {
-        let bits = unsafeBitCast(p, to: WordGroup.self)
-        let magnitude = unsafeBitCast(bits & 0x7FFF_FFFF, to: FloatGroup.self)
-        let t = magnitude.rounded(.towardZero)
-        let rounded = t.replacing(with: t + 1, where: magnitude - t .>= 0.5)
-        let signed = unsafeBitCast(unsafeBitCast(rounded, to: WordGroup.self) | (bits & 0x8000_0000), to: FloatGroup.self)
+        let signed = onMagnitude(p) { magnitude in
+            let t = magnitude.rounded(.towardZero)
+            return t.replacing(with: t + 1, where: magnitude - t .>= 0.5)
+        }
         return signed.replacing(with: p, where: p .!= p)
     }
 

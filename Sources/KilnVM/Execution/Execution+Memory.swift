@@ -89,12 +89,10 @@ extension Execution {
     /// operations for eight lanes, cheaper up to about eight elements.
     static let selectedElementLimit: UInt32 = 8
 
-    /// All ones in the lanes of `index` equal to `k`, else zero (`index ^ k` has its top bit
-    /// set in `d | −d` exactly when it is non-zero; the standard library's `.==` would build
-    /// the mask lane by lane).
+    /// All ones in the lanes of `index` equal to `k`, else zero: `nonZero(index ^ k) − 1`
+    /// (the standard library's `.==` would build the mask lane by lane).
     @inline(__always) static func equalMask(_ index: WordGroup, _ k: Int) -> WordGroup {
-        let d = unsafeBitCast(index ^ WordGroup(repeating: UInt32(truncatingIfNeeded: k)), to: SIMD8<Int32>.self)
-        return ~unsafeBitCast((d | (0 &- d)) &>> 31, to: WordGroup.self)
+        nonZero(index ^ WordGroup(repeating: UInt32(truncatingIfNeeded: k))) &- 1
     }
 
     /// `R[a] := element(R[index])`, 0 where the index is `count` or more: each lane's result
