@@ -599,12 +599,13 @@ extension FunctionLowerer {
             }
             bindings.append((parameter.variable, .components(stable(try value(argument)))))
         }
-        let single = StatementScanner.hasSingleFinalReturn(callee.body) && !functionDiscards[function]
+        let calleeFacts = facts(of: function)
+        let single = calleeFacts.singleFinalReturn && !functionDiscards[function]
         var frame = Frame(function: function, entryMask: state.mask, divergentDepth: state.divergentDepth,
                           endLabel: newLabel(), isEntry: false)
         frame.variables = Array(repeating: nil, count: callee.variables.count)
         frame.activation = newActivation(function, at: e.range.start)
-        frame.pinned = StatementScanner.dynamicallyIndexedVariables(callee.body)
+        frame.pinned = calleeFacts.pinned
         frame.hasSingleFinalReturn = single
         if !single {
             frame.returnHome = (0..<count(callee.returnType)).map { _ in newHome(uniform: true) }
