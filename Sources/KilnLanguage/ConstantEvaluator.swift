@@ -176,7 +176,7 @@ extension ConstantValue {
             case .int(let i): wide = i
             case .uint(let u): wide = Int32(bitPattern: u)
             case .float(let f):
-                if f.isNaN { wide = 0 } else if f >= 2147483647 { wide = .max } else if f <= -2147483648 { wide = .min } else { wide = Int32(f) }
+                if f.isNaN { wide = 0 } else if f >= 0x1p31 { wide = .max } else if f <= -2147483648 { wide = .min } else { wide = Int32(f) }
             }
             switch kind {
             case .short: return .int(Int32(Int16(truncatingIfNeeded: wide)))
@@ -190,7 +190,7 @@ extension ConstantValue {
             case .int(let i): wide = UInt32(bitPattern: i)
             case .uint(let u): wide = u
             case .float(let f):
-                if f.isNaN || f <= 0 { wide = 0 } else if f >= 4294967295 { wide = .max } else { wide = UInt32(f) }
+                if f.isNaN || f <= 0 { wide = 0 } else if f >= 0x1p32 { wide = .max } else { wide = UInt32(f) }
             }
             switch kind {
             case .ushort: return .uint(UInt32(UInt16(truncatingIfNeeded: wide)))

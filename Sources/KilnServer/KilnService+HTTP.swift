@@ -169,7 +169,7 @@ extension KilnService {
         }
         let files: [[String: Any]] = names.filter { name in extensions.contains { name.hasSuffix($0) } }.sorted().map { name in
             let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? Int) ?? 0
-            return ["name": name, "bytes": size ?? 0, "url": "/\(route)/" + name]
+            return ["name": name, "bytes": size, "url": "/\(route)/" + name]
         }
         return json(200, [route: files])
     }

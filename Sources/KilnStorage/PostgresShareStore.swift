@@ -110,7 +110,7 @@ public final class PostgresShareStore: ShareStore, @unchecked Sendable {
 
     /// One statement on its own.
     private func execute(_ query: PostgresQuery) throws {
-        try call { try pool.withConnection { db, deadline in try pool.run(db, query, deadline) } }
+        _ = try call { try pool.withConnection { db, deadline in try pool.run(db, query, deadline) } }
     }
 
     /// The first column of the first row as bytes, nil without rows.
