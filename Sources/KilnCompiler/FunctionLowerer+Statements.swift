@@ -6,11 +6,12 @@ extension FunctionLowerer {
     /// function's body, whose end label is `skipTo`): after a statement that retired
     /// lanes by mask (`if (uv.y < 0) return …;`), the rest of the body starts with `jnone`
     /// to the end when it is costly enough (`StatementScanner.isCostly`) — a batch whose
-    /// lanes all returned skips it, as an `if` arm no lane takes is skipped. (melt's `from.sample` ran for every lane of batches that had all taken
-    /// the early `return to.sample(…)`, their coordinates outside the texture.) The entry's
+    /// lanes all returned skips it, as an `if` arm no lane takes is skipped. (melt's
+    /// `from.sample` ran for every lane of batches that had all taken the early
+    /// `return to.sample(…)`, their coordinates outside the texture.) The entry's
     /// body and an inlined helper's: nothing after their end reads what the skipped code
     /// computes — results come from the return homes, written by `sel` — as long as the
-    /// helper has no reference or pointer parameters (see `inlineCall`).
+    /// helper has no reference or pointer parameters (see `inline(_:_:_:)`).
     func lowerBlock(_ statements: [TypedStatement], skipTo endLabel: Int? = nil) throws {
         var guardMask: VirtualRegister?
         for (index, statement) in statements.enumerated() {

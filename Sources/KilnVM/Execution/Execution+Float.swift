@@ -50,17 +50,17 @@ extension Execution {
         for l in 0..<n { a[l] = KilnMath.maximum(f(b[l]), f(c[l])).bitPattern }
     }
     @inline(__always) static func ffloor(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount { return unaryGroups(m, i, of: Float.self, floorGroup) }
+        if n == laneCount { return unaryGroups(m, i, of: Float.self) { roundedGroup($0, .down) } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.floor(f(b[l])).bitPattern }
     }
     @inline(__always) static func fceil(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount { return unaryGroups(m, i, of: Float.self) { $0.rounded(.up).replacing(with: $0, where: $0 .!= $0) } }
+        if n == laneCount { return unaryGroups(m, i, of: Float.self) { roundedGroup($0, .up) } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.ceil(f(b[l])).bitPattern }
     }
     @inline(__always) static func ftrunc(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount { return unaryGroups(m, i, of: Float.self) { $0.rounded(.towardZero).replacing(with: $0, where: $0 .!= $0) } }
+        if n == laneCount { return unaryGroups(m, i, of: Float.self) { roundedGroup($0, .towardZero) } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.truncate(f(b[l])).bitPattern }
     }
@@ -70,7 +70,7 @@ extension Execution {
         for l in 0..<n { a[l] = KilnMath.roundHalfAway(f(b[l])).bitPattern }
     }
     @inline(__always) static func frint(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
-        if n == laneCount { return unaryGroups(m, i, of: Float.self) { $0.rounded(.toNearestOrEven).replacing(with: $0, where: $0 .!= $0) } }
+        if n == laneCount { return unaryGroups(m, i, of: Float.self) { roundedGroup($0, .toNearestOrEven) } }
         let a = m[i.a], b = m[i.b]
         for l in 0..<n { a[l] = KilnMath.rint(f(b[l])).bitPattern }
     }

@@ -53,11 +53,13 @@ extension Execution {
         (v | (0 &- v)) &>> 31
     }
 
-    /// IEEE `floor` on eight lanes with `KilnMath.floor`'s bits: a NaN comes back unchanged
-    /// (the rounding instruction would quiet a signalling one; `KilnMath.floor` passes it).
-    /// `vroundps` on x86-64-v3; the portable build (no SSE4.1) calls libm's exact `floorf`.
-    @inline(__always) static func floorGroup(_ p: FloatGroup) -> FloatGroup {
-        p.rounded(.down).replacing(with: p, where: p .!= p)
+    /// An IEEE rounding to an integral value on eight lanes with the bits of KilnMath's
+    /// (`floor`, `ceil`, `truncate`, `rint` for `.down`, `.up`, `.towardZero`,
+    /// `.toNearestOrEven`): a NaN comes back unchanged (the rounding instruction would
+    /// quiet a signalling one; KilnMath's pass it). `vroundps` on x86-64-v3; the portable
+    /// build (no SSE4.1) calls libm's exact `floorf`, `ceilf`, ….
+    @inline(__always) static func roundedGroup(_ p: FloatGroup, _ rule: FloatingPointRoundingRule) -> FloatGroup {
+        p.rounded(rule).replacing(with: p, where: p .!= p)
     }
 
     /// `KilnMath.fract` on eight lanes: `x − ⌊x⌋`, at most `KilnMath.largestBelowOne`. IEEE
