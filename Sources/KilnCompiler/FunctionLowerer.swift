@@ -98,9 +98,10 @@ final class FunctionLowerer {
     /// (`StatementScanner.dynamicallyIndexedVariables`, `hasSingleFinalReturn`): an unrolled
     /// loop inlines the same helper once per copy, and scanning its tree each time was
     /// 3 % of compiling `art_starfield` (callgrind).
-    var calleeFacts: [FunctionID: (pinned: Set<VariableID>, singleFinalReturn: Bool)] = [:]
+    var calleeFacts: [FunctionID: CalleeFacts] = [:]
+    typealias CalleeFacts = (pinned: Set<VariableID>, singleFinalReturn: Bool)
 
-    func facts(of function: FunctionID) -> (pinned: Set<VariableID>, singleFinalReturn: Bool) {
+    func facts(of function: FunctionID) -> CalleeFacts {
         if let known = calleeFacts[function] { return known }
         let body = program.functions[function].body
         let facts = (StatementScanner.dynamicallyIndexedVariables(body), StatementScanner.hasSingleFinalReturn(body))

@@ -138,50 +138,48 @@ extension KilnService {
         }
         session.lock.unlock()
         workers.submit(.urgent) { [self] in
+            let keep = session.sink.isOpen && compileAndAnswer(request, sequence: sequence, session: session)
             // The compile is done for the frames once its answer is out: the history write
             // after it must not hold back the new library's first frame (with a client id,
             // as the page sends, it held fbm's by 0.6 ms and raymarch's by 1.4 ms here; a
             // database across the network would hold it by a round trip or two).
-            var framesReleased = false
-            func releaseFrames() {
-                guard !framesReleased else { return }
-                framesReleased = true
-                session.lock.lock()
-                session.compilesInFlight -= 1
-                session.lock.unlock()
-                wakeScheduler()
-            }
-            defer { releaseFrames() }
-            guard session.sink.isOpen else { return }
-            let (shader, hit) = cache.compile(request.files, searchPaths: request.searchPaths)
-            metrics.increment("kiln_compiles_total")
-            if hit { metrics.increment("kiln_compile_cache_hits_total") }
-            if !shader.succeeded { metrics.increment("kiln_compile_errors_total") }
-            if shader.succeeded {
-                session.lock.lock()
-                // Compiles run side by side: an older one finishing late must not
-                // replace the library of a newer one.
-                if sequence > session.installedCompileSequence {
-                    session.installedCompileSequence = sequence
-                    session.shader = shader
-                    session.generation += 1
-                    session.frameCancellation.cancel()
-                    session.frameCancellation = RenderCancellation()
-                    session.renderFailed = false
-                    session.nextFrameDue = 0
-                }
-                session.lock.unlock()
-                wakeScheduler()
-            }
-            guard answer(request, sequence: sequence, shader: shader, cached: hit, session: session) else { return }
-            releaseFrames()
-            if shader.succeeded, let client = request.client { keepVersion(request.files, client: client, address: session.address) }
+            session.lock.lock()
+            session.compilesInFlight -= 1
+            session.lock.unlock()
+            wakeScheduler()
+            if keep, let client = request.client { keepVersion(request.files, client: client, address: session.address) }
         }
+    }
+
+    /// Compiles an edit, installs its library unless a newer edit's came first, and answers.
+    /// Returns whether the edit compiled and was answered `compiled` (a version worth keeping).
+    private func compileAndAnswer(_ request: PendingCompile, sequence: Int, session: LiveSession) -> Bool {
+        let (shader, hit) = cache.compile(request.files, searchPaths: request.searchPaths)
+        metrics.increment("kiln_compiles_total")
+        if hit { metrics.increment("kiln_compile_cache_hits_total") }
+        if !shader.succeeded { metrics.increment("kiln_compile_errors_total") }
+        if shader.succeeded {
+            session.lock.lock()
+            // Compiles run side by side: an older one finishing late must not
+            // replace the library of a newer one.
+            if sequence > session.installedCompileSequence {
+                session.installedCompileSequence = sequence
+                session.shader = shader
+                session.generation += 1
+                session.frameCancellation.cancel()
+                session.frameCancellation = RenderCancellation()
+                session.renderFailed = false
+                session.nextFrameDue = 0
+            }
+            session.lock.unlock()
+            wakeScheduler()
+        }
+        return answer(request, sequence: sequence, shader: shader, cached: hit, session: session) && shader.succeeded
     }
 
     /// Sends a compile's answer — `compiled` and the library, `superseded` when a newer
     /// edit's answer went out first, the library alone to a seed client — in the order the
-    /// edits came. Returns whether the answer was `compiled` (a version worth keeping).
+    /// edits came. Returns whether the answer was `compiled`.
     private func answer(_ request: PendingCompile, sequence: Int, shader: CompiledShader, cached: Bool,
                         session: LiveSession) -> Bool {
         session.answerLock.lock()

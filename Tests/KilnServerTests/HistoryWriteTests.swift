@@ -55,28 +55,17 @@ import Testing
         }
     }
 
-    static func compileMessage(id: Int, source: String) -> String {
-        let object: [String: Any] = ["type": "compile", "id": id, "name": "wave.metal", "source": source,
-                                     "client": "history-write-test-1"]
-        return String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
-    }
+    static let client = "history-write-test-1"
 
     @Test func framesOfAnEditDoNotWaitForItsHistoryVersion() throws {
-        var settings = ServerSettings()
-        settings.transport.port = 0
-        settings.publicDirectory = nil
-        settings.shadersDirectory = nil
-        settings.workerThreads = 2
+        let store = SlowStore()
         // Every session is heavy: an edit holds frames back until its compile is done
         // (`editPreemptsFrames`), the case where the history write could delay them.
-        settings.heavyFrameSeconds = 0
-        let store = SlowStore()
-        let service = KilnService(settings: settings, renderer: GradientRenderer(), store: store)
-        service.startScheduling()
+        let (service, _) = SessionResponderTests.service(store: store) { $0.heavyFrameSeconds = 0 }
         defer { store.release(); service.stop() }
         let sink = RecordingSink()
         let session = service.openSession(sink)
-        service.receive(text: Self.compileMessage(id: 1, source: waveSource), session: session)
+        service.receive(text: SessionResponderTests.compileMessage(id: 1, source: waveSource, client: Self.client), session: session)
         #expect(sink.message("compiled") != nil)
         service.receive(text: #"{"type":"preview.start","id":2,"size":[8,4],"fps":60}"#, session: session)
         #expect(sink.wait { _ in sink.frames.count >= 2 })
@@ -84,7 +73,7 @@ import Testing
         // The first edit's version is written after its answer: wait for it before arming.
         #expect(store.wait { $0.saved == 1 })
         store.condition.withLock { store.armed = true }
-        service.receive(text: Self.compileMessage(id: 3, source: waveSource + "\n// an edit\n"), session: session)
+        service.receive(text: SessionResponderTests.compileMessage(id: 3, source: waveSource + "\n// an edit\n", client: Self.client), session: session)
         #expect(sink.message("compiled", index: 1) != nil)
         #expect(store.wait { $0.blocked == 1 })
         // The version is being written (and stays blocked): frames go on meanwhile.

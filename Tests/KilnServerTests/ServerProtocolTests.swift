@@ -2,6 +2,7 @@ import Foundation
 import KilnBytecode
 import KilnCompiler
 import KilnLanguage
+import KilnStorage
 import KilnVM
 import Testing
 @testable import KilnServer
@@ -66,8 +67,9 @@ let waveSource = """
     }
     """
 
-/// A service with the gradient renderer, two workers and no files, not yet started.
-func makeService(_ configure: (inout ServerSettings) -> Void = { _ in }) -> (KilnService, GradientRenderer) {
+/// A service with the gradient renderer, two workers, no files and `store` for permalinks
+/// and history, not yet started.
+func makeService(store: ShareStore? = nil, _ configure: (inout ServerSettings) -> Void = { _ in }) -> (KilnService, GradientRenderer) {
     var settings = ServerSettings()
     settings.transport.port = 0
     settings.publicDirectory = nil
@@ -75,7 +77,7 @@ func makeService(_ configure: (inout ServerSettings) -> Void = { _ in }) -> (Kil
     settings.workerThreads = 2
     configure(&settings)
     let renderer = GradientRenderer()
-    return (KilnService(settings: settings, renderer: renderer), renderer)
+    return (KilnService(settings: settings, renderer: renderer, store: store), renderer)
 }
 
 /// Starts a service on a free port with the gradient renderer.

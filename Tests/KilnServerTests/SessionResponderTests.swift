@@ -2,6 +2,7 @@ import Foundation
 import KilnBytecode
 import KilnCompiler
 import KilnLanguage
+import KilnStorage
 import KilnVM
 import Testing
 @testable import KilnServer
@@ -11,14 +12,16 @@ import Testing
 /// logic over real WebSocket connections.)
 @Suite(.serialized) struct SessionResponderTests {
     /// A service with the gradient renderer and no socket; frames are scheduled.
-    static func service(_ configure: (inout ServerSettings) -> Void = { _ in }) -> (KilnService, GradientRenderer) {
-        let (service, renderer) = makeService(configure)
+    static func service(store: ShareStore? = nil, _ configure: (inout ServerSettings) -> Void = { _ in }) -> (KilnService, GradientRenderer) {
+        let (service, renderer) = makeService(store: store, configure)
         service.startScheduling()
         return (service, renderer)
     }
 
-    static func compileMessage(id: Int, source: String) -> String {
-        let object: [String: Any] = ["type": "compile", "id": id, "name": "wave.metal", "source": source]
+    /// A `compile` request; with `client`, the page's id under which history keeps the version.
+    static func compileMessage(id: Int, source: String, client: String? = nil) -> String {
+        var object: [String: Any] = ["type": "compile", "id": id, "name": "wave.metal", "source": source]
+        if let client { object["client"] = client }
         return String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
     }
 
