@@ -45,6 +45,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds of silence before a client is dropped.") var idleTimeout = 60
     @Option(help: "Worker threads (0 = one per core).") var workers = 0
     @Option(help: "Tile threads per frame (0 = the cores shared among previewing sessions).") var renderThreads = 0
+    @Option(help: "Nice value (0-19) of the threads that compile and render: they give way to the network thread and to whatever else wakes up on the machine; 0 keeps the server's priority.") var workerNiceness: Int32 = ServerSettings().workerNiceness
     @Option(help: "Most work one frame may do, in weighted lane-instructions (10^10 is about a second of one core).") var maxFrameWork = 10_000_000_000
     @Option(help: "A session whose last frame took longer than this many seconds renders on at most all workers but one.") var heavyFrameSeconds = 0.05
     @Option(help: "Most instructions one pixel-debugger trace records (the run completes past it).") var maxTraceSteps = 50_000
@@ -68,6 +69,7 @@ struct ServeCommand: ParsableCommand {
         guard (1...ServerSettings.absoluteMaxPreviewSide).contains(maxPreviewSide) else {
             throw ValidationError("--max-preview-side must be 1...\(ServerSettings.absoluteMaxPreviewSide)")
         }
+        guard (0...19).contains(workerNiceness) else { throw ValidationError("--worker-niceness must be 0...19") }
         guard shutdownGrace >= 0, shutdownGrace.isFinite else { throw ValidationError("--shutdown-grace must be a number of seconds ≥ 0") }
         if let instanceName {
             guard (1...32).contains(instanceName.count),
@@ -124,6 +126,7 @@ struct ServeCommand: ParsableCommand {
         settings.maxFramesInFlight = maxFramesInFlight
         settings.maxSpectators = maxSpectators
         settings.workerThreads = workers
+        settings.workerNiceness = workerNiceness
         settings.renderThreadsPerFrame = renderThreads
         settings.maxFrameWork = maxFrameWork
         settings.heavyFrameSeconds = heavyFrameSeconds

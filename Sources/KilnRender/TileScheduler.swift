@@ -10,6 +10,13 @@ public enum TileScheduler {
     /// Rows per band unless the caller says otherwise.
     public static let defaultRowsPerBand = 8
 
+    /// The nice value every tile thread takes before it renders a band (0, the default:
+    /// threads keep theirs). `kiln serve` sets its `--worker-niceness` here so that the
+    /// dispatch threads sharing a frame's tiles give way like its own workers do
+    /// (`ThreadNiceness`). Process-wide because the threads are: Dispatch's pool serves
+    /// every frame.
+    public static let workerNiceness = Atomic<Int32>(0)
+
     /// Calls `body(worker, rows)` for every band of `height` rows on `threads` workers
     /// (worker indexes `0 ..< threads`).
     public static func run(height: Int, threads: Int, rowsPerBand: Int = defaultRowsPerBand,
@@ -18,7 +25,9 @@ public enum TileScheduler {
         let bands = (height + band - 1) / band
         let workers = max(1, min(threads, bands))
         let next = Atomic<Int>(0)
+        let niceness = workerNiceness.load(ordering: .relaxed)
         func work(_ worker: Int) {
+            if niceness > 0 { ThreadNiceness.lowerCurrentThread(to: niceness) }
             while true {
                 let index = next.add(1, ordering: .relaxed).oldValue
                 guard index < bands else { return }

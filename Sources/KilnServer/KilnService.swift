@@ -2,6 +2,7 @@ import Foundation
 import KilnBytecode
 import KilnCompiler
 import KilnLanguage
+import KilnRender
 import KilnStorage
 import KilnWebSockets
 
@@ -47,7 +48,8 @@ public final class KilnService: @unchecked Sendable {
         self.settings = settings
         self.renderer = renderer
         self.cache = CompileCache(capacity: settings.compileCacheEntries)
-        self.workers = WorkerPool(threads: settings.workerThreads)
+        self.workers = WorkerPool(threads: settings.workerThreads, niceness: settings.workerNiceness)
+        TileScheduler.workerNiceness.store(settings.workerNiceness, ordering: .relaxed)
         self.contentMemory = ContentMemory(limit: settings.maxContentBytes)
     }
 

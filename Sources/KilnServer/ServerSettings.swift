@@ -29,6 +29,11 @@ public struct ServerSettings: Sendable {
     public var maxSpectators = 100
     /// Worker threads for compiles and renders (0 = one per core).
     public var workerThreads = 0
+    /// The nice value (0…19) of the workers and of the threads rendering a frame's tiles
+    /// (`--worker-niceness`): they give way at once to the network thread and to anything
+    /// else on the machine that wakes up to answer someone (`ThreadNiceness`), and still
+    /// get every idle cycle. 0 leaves them at the server's priority.
+    public var workerNiceness: Int32 = 10
     /// Most work one frame (a preview frame, a `/render`, one scene layer) may do, in
     /// weighted lane-instructions (`RenderLimits.maxFrameWork`); 10¹⁰ is about a second of
     /// one core, so no client holds a worker much longer than that per frame.

@@ -1,4 +1,5 @@
 import Foundation
+import KilnRender
 
 /// A fixed set of worker threads that compile and render, so the service thread never
 /// does. Urgent jobs — compiles and the first frame of an edit — jump ahead of the rest:
@@ -31,11 +32,16 @@ public final class WorkerPool: @unchecked Sendable {
     private var threads: [Thread] = []
     private var running = 0
 
-    public init(threads count: Int) {
+    /// `niceness`: the workers' nice value (0 keeps the caller's priority); they compile
+    /// and render, so they give way to the threads that answer (`ThreadNiceness`).
+    public init(threads count: Int, niceness: Int32 = 0) {
         let count = count > 0 ? count : max(1, ProcessInfo.processInfo.activeProcessorCount)
         heavyLimit = max(1, count - 1)
         for index in 0..<count {
-            let thread = Thread { [self] in workLoop() }
+            let thread = Thread { [self] in
+                if niceness > 0 { ThreadNiceness.lowerCurrentThread(to: niceness) }
+                workLoop()
+            }
             thread.name = "kiln-worker-\(index)"
             threads.append(thread)
             thread.start()

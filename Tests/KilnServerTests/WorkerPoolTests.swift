@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import KilnRender
 @testable import KilnServer
 
 /// The worker pool's queues: urgent first, normal and heavy in arrival order, and heavy
@@ -76,5 +77,26 @@ import Testing
         let done = DispatchSemaphore(value: 0)
         pool.submit(.heavy) { done.signal() }
         #expect(done.wait(timeout: .now() + 5) == .success)
+    }
+}
+
+extension WorkerPoolTests {
+    @Test func workersRunAtTheirNiceness() {
+        let pool = WorkerPool(threads: 2, niceness: 6)
+        defer { pool.shutdown() }
+        let lock = NSLock()
+        var seen: [Int32] = []
+        let done = DispatchGroup()
+        for _ in 0..<8 {
+            done.enter()
+            pool.submit(.normal) {
+                let nice = ThreadNiceness.current
+                lock.withLock { seen.append(nice) }
+                done.leave()
+            }
+        }
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(lock.withLock { seen.count } == 8)
+        #expect(lock.withLock { seen.allSatisfy { $0 >= 6 } })
     }
 }
