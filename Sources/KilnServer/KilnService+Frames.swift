@@ -51,8 +51,11 @@ extension KilnService {
         }
     }
 
-    /// Starts a frame for `session` if one is due and allowed; returns when it next wants attention.
-    private func scheduleFrame(_ session: LiveSession, now: Double) -> Double? {
+    /// Starts a frame for `session` if one is due and allowed; returns when it next wants
+    /// attention. The scheduler thread calls it for every session in turn; an edit's compile
+    /// job calls it once for its own session as its answer goes out (`submitCompile`).
+    @discardableResult
+    func scheduleFrame(_ session: LiveSession, now: Double) -> Double? {
         session.lock.lock()
         guard var preview = session.preview, let shader = session.shader, let library = shader.result.library,
               !session.renderFailed else {

@@ -203,13 +203,21 @@ import Testing
         // beside the other suites. Without coalescing it would wait for all 200 (≈ 10 s).
         let latency = last.at - lastSent
         #expect(latency < 1 / rate + 2, "last edit compiled \(latency) s after it arrived")
-        var answers = [Int](repeating: 0, count: count)
-        for (object, _) in messages {
-            guard let id = object["id"] as? Int, ["compiled", "superseded"].contains(object["type"] as? String) else { continue }
-            answers[id] += 1
+        // Compiles run side by side, so an earlier edit's `superseded` may come after the last
+        // edit's `compiled`: wait for an answer to every edit, then a moment for any second one.
+        func answers() -> [Int] {
+            var answers = [Int](repeating: 0, count: count)
+            for (object, _) in sink.messages {
+                guard let id = object["id"] as? Int, ["compiled", "superseded"].contains(object["type"] as? String) else { continue }
+                answers[id] += 1
+            }
+            return answers
         }
-        #expect(answers.allSatisfy { $0 == 1 }, "each edit answered once: \(answers.enumerated().filter { $0.element != 1 }.map(\.offset))")
-        let superseded = messages.filter { $0.object["type"] as? String == "superseded" }.count
+        _ = sink.wait(timeout: 10) { _ in answers().allSatisfy { $0 > 0 } }
+        Thread.sleep(forTimeInterval: 0.1)
+        let answered = answers()
+        #expect(answered.allSatisfy { $0 == 1 }, "each edit answered once: \(answered.enumerated().filter { $0.element != 1 }.map(\.offset))")
+        let superseded = sink.messages.filter { $0.object["type"] as? String == "superseded" }.count
         #expect(superseded >= count - Int(rate) - 2)
         #expect(!messages.contains { $0.object["type"] as? String == "error" })
         // The library that streams is the last edit's.
