@@ -2,6 +2,7 @@
 import asyncio
 import json
 import os
+import pathlib
 import signal
 import struct
 import subprocess
@@ -378,6 +379,38 @@ def test_curl_compile_and_render(server):
     status, body = curl("--data-binary", '{"width": 8, "height": 8, "layers": [{"id": "x", "type": "fill", "source": "nope"}]}',
                         server.http + "/render")
     assert status == 422 and json.loads(body)["path"].startswith("layers[0]")
+
+
+def thread_nice_values(pid):
+    """(name, nice value) of every thread of process `pid`, from /proc."""
+    threads = []
+    for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+        stat = (task / "stat").read_text()
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        threads.append((int(task.name), name, int(fields[16])))     # field 19 of stat: nice
+    return threads
+
+
+@pytest.mark.parametrize("niceness", [None, "0", "4"])
+def test_threads_that_render_give_way_to_the_threads_that_answer(niceness):
+    """Workers (compiles, frames) and the threads rendering tiles run at --worker-niceness
+    (default 10); the main thread and the network thread keep the server's priority."""
+    s = KilnServer(*(["--worker-niceness", niceness] if niceness else [])).start()
+    try:
+        wave = str(ROOT / "shaders" / "wave.metal")
+        status, body = curl("--data-binary", "@" + wave, s.http + "/render?function=wave&size=512x512&content=rainbow")
+        assert status == 200 and body.startswith(b"\x89PNG")
+        threads = thread_nice_values(s.process.pid)
+        base = os.getpriority(os.PRIO_PROCESS, 0)      # what the server started with (0 unless CI runs niced)
+        expected = max(base, int(niceness or 10))
+        workers = [nice for _, name, nice in threads if name.startswith("kiln-worker")]
+        assert len(workers) >= 1 and all(nice == expected for nice in workers), threads
+        assert [nice for tid, _, nice in threads if tid == s.process.pid] == [base], threads
+        # Besides the main thread, the network thread and the scheduler keep that priority.
+        assert sum(1 for _, name, nice in threads if nice == base and not name.startswith("kiln-worker")) >= 3, threads
+    finally:
+        s.stop()
 
 
 def test_curl_shaders_health_metrics(server):
