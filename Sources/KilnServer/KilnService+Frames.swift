@@ -4,7 +4,8 @@ import KilnRender
 import KilnVM
 import KilnWebSockets
 
-/// Frame scheduling: one thread decides which session gets a frame next; workers render.
+/// Frame scheduling: one thread decides which session gets a frame next (an edit's compile
+/// job starts its own session's first frame, `submitCompile`); workers render.
 ///
 /// Fairness and back-pressure come from three rules: sessions are visited round-robin, a
 /// session renders one frame at a time (so its frames arrive in order), and it never has
