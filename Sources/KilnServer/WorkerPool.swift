@@ -38,15 +38,13 @@ public final class WorkerPool: @unchecked Sendable {
         let count = count > 0 ? count : max(1, ProcessInfo.processInfo.activeProcessorCount)
         heavyLimit = max(1, count - 1)
         for index in 0..<count {
-            let name = "kiln-worker-\(index)"
             let thread = Thread { [self] in
                 // Named from inside: only the running thread's name reaches the system
                 // (`top -H`, perf, /proc/…/task/…/comm).
-                Thread.current.name = name
-                if niceness > 0 { ThreadNiceness.lowerCurrentThread(to: niceness) }
+                Thread.current.name = "kiln-worker-\(index)"
+                ThreadNiceness.lowerCurrentThread(to: niceness)
                 workLoop()
             }
-            thread.name = name
             threads.append(thread)
             thread.start()
         }

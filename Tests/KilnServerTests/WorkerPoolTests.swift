@@ -78,9 +78,7 @@ import KilnRender
         pool.submit(.heavy) { done.signal() }
         #expect(done.wait(timeout: .now() + 5) == .success)
     }
-}
 
-extension WorkerPoolTests {
     @Test func workersRunAtTheirNiceness() {
         let pool = WorkerPool(threads: 2, niceness: 6)
         defer { pool.shutdown() }
