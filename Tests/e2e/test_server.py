@@ -786,14 +786,27 @@ def test_long_request_targets_get_414_and_long_headers_are_read(server):
     assert reply.startswith(b"HTTP/1.1 200"), reply[:80]
 
 
-def expected_coarse_stride(last_frame_seconds, target=0.001):
-    """The server's rule (KilnService.coarseStride), for the default --coarse-frame-seconds."""
-    if last_frame_seconds <= 2 * target:
-        return 0
-    k = 2
-    while k < 16 and last_frame_seconds / (k * k) > target:
-        k *= 2
-    return k
+def expected_coarse_stride(last_frame_seconds, coarse_pixel_cost=1.0, target=0.001, max_stride=16):
+    """The server's rule (KilnService.coarseStride), for the default --coarse-frame-seconds:
+    0 (a full frame) when the last full frame was quick, else the smallest power of two
+    whose share of the last frame, times what a coarse pixel costs, fits the target."""
+    def stride(seconds):
+        if seconds <= 2 * target:
+            return 0
+        k = 2
+        while k < max_stride and seconds / (k * k) > target:
+            k *= 2
+        return k
+    plain = stride(last_frame_seconds)
+    return stride(last_frame_seconds * coarse_pixel_cost) if plain else 0
+
+
+def coarse_pixel_cost(coarse_us, stride, full_us):
+    """KilnService.coarsePixelCost: how much dearer a coarse frame's pixels were than the
+    full frame's after it, between 1 and 16."""
+    if full_us <= 0 or stride <= 1:
+        return 1.0
+    return min(16.0, max(1.0, coarse_us * stride * stride / full_us))
 
 
 def test_an_edit_of_a_slow_shader_shows_coarse_pixels_first(server):
@@ -821,6 +834,10 @@ def test_an_edit_of_a_slow_shader_shows_coarse_pixels_first(server):
             full = await next_frame(ws, timeout=60, coarse=True)
             assert full["coarse"] == 0 and (full["width"], full["height"]) == (96, 64)
             assert full["sequence"] == first["sequence"] + 1
+            # The server learns from this pair how much dearer coarse pixels are (they sit
+            # far apart, so a batch's loops diverge more) and makes the next stride coarser.
+            coarse_us = FRAME_HEADER.unpack_from(first["raw"])[-1]
+            cost = coarse_pixel_cost(coarse_us, 4, FRAME_HEADER.unpack_from(full["raw"])[-1])
 
             # An edit with the clock paused (coarse and full frame at one time): coarse or
             # not by the last full frame's render time.
@@ -835,10 +852,10 @@ def test_an_edit_of_a_slow_shader_shows_coarse_pixels_first(server):
             while after["payload"] and after["sequence"] <= full["sequence"]:
                 after = await next_frame(ws, timeout=60, coarse=True)
             # The server goes by its own last frame, which may be a later one than ours:
-            # allow the strides of half and twice our frame's time.
-            expected = {expected_coarse_stride(render_us / 1e6 * f) for f in (0.5, 1, 2)}
+            # allow the strides of half and twice our frame's time (and of the cost's).
+            expected = {expected_coarse_stride(render_us / 1e6 * f, cost * g) for f in (0.5, 1, 2) for g in (0.5, 1, 2)}
             k = after["coarse"]
-            assert k in expected, f"last frame {render_us} µs: stride {k}, expected one of {expected}"
+            assert k in expected, f"last frame {render_us} µs, coarse pixels ×{cost:.2f}: stride {k}, expected one of {expected}"
             if k:
                 following = await next_frame(ws, timeout=60, coarse=True)
                 assert following["coarse"] == 0 and after["payload"] == subsample(following, k)
