@@ -44,6 +44,9 @@ public struct CompileOptions: Hashable, Sendable {
     /// becomes a copy of the first result (`ValueNumbering`). Off only to check that it
     /// changes neither the pictures nor what the pixel debugger shows.
     public var numbersValues = true
+    /// Compute a loop's invariant values once, before the loop (`LoopInvariantHoisting`).
+    /// Off only to check that it changes neither the pictures nor the debugger's values.
+    public var hoistsInvariants = true
 
     public init(languageLimits: LanguageLimits = .default, libraryLimits: LibraryLimits = .default, optimize: Bool = true,
                 maxInlinedCalls: Int = 1 << 16, includeSearchPaths: [String] = [],
@@ -86,7 +89,8 @@ public enum Compiler {
         var diagnostics: [Diagnostic] = []
         let units = files.count == 1 ? [0] : files.indices.filter { !files[$0].name.hasSuffix(".h") }
         var assembler = LibraryAssembler(limits: options.libraryLimits, optimize: options.optimize,
-                                          propagatesCopies: options.propagatesCopies, numbersValues: options.numbersValues)
+                                          propagatesCopies: options.propagatesCopies, numbersValues: options.numbersValues,
+                                          hoistsInvariants: options.hoistsInvariants)
         var names: [String: SourceRange] = [:]
         var failed = false
         var uniformityMisses = 0

@@ -18,6 +18,8 @@ struct LibraryAssembler {
     var propagatesCopies = true
     /// `CompileOptions.numbersValues`.
     var numbersValues = true
+    /// `CompileOptions.hoistsInvariants`.
+    var hoistsInvariants = true
 
     /// Appends a lowered function; returns a diagnostic when it exceeds a library limit.
     mutating func append(_ lowered: LoweredFunction) -> Diagnostic? {
@@ -37,6 +39,7 @@ struct LibraryAssembler {
                 // which moves the debugger's bindings off copies that go.
                 if renumbered > 0 { DeadCodeEliminator.run(&state, roots: roots + inputRegisters) }
             }
+            if hoistsInvariants { LoopInvariantHoisting.run(&state, keep: roots + inputRegisters) }
         } else {
             DeadCodeEliminator.removeJumpsToNext(&state.body)
         }
