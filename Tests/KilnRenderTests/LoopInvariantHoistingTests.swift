@@ -9,7 +9,7 @@ import Testing
 /// `CompileOptions.hoistsInvariants`). That changes neither a picture nor what the pixel
 /// debugger shows, and it must take the invariants shader art writes inside its loops.
 @Suite struct LoopInvariantHoistingTests {
-    static let files = ["shaders/blur.metal", "shaders/art_starfield.metal", "shaders/art_torus.metal",
+    static let files = ["shaders/blur.metal", "shaders/art_rings.metal", "shaders/art_starfield.metal", "shaders/art_torus.metal",
                         "shaders/art_voronoi.metal", "shaders/art_julia.metal", "bench/raymarch.metal",
                         "bench/sdf2d.metal", "bench/fbm.metal", "bench/swirl.metal"]
 
