@@ -132,17 +132,21 @@ extension FunctionLowerer {
         defer { state.divergentDepth -= 1 }
         let startRegister: VirtualRegister? = start == .all ? nil : maskRegister
         var thenMask = startRegister.map { op(.and, $0, condition) } ?? condition
-        let notCondition = op(.lnot, condition)
-        var elseMask = startRegister.map { op(.and, $0, notCondition) } ?? notCondition
         if canRetire {
             let home = newHome(uniform: false)
             emitBody(IRInstruction(opcode: .mov, a: home, b: thenMask))
             thenMask = home
-            if otherwise != nil {
-                let elseHome = newHome(uniform: false)
-                emitBody(IRInstruction(opcode: .mov, a: elseHome, b: elseMask))
-                elseMask = elseHome
-            }
+        }
+        // Under a mask, the else lanes are the mask's lanes the then arm does not take:
+        // `start ^ (start & c)` is `start & !c` for masks and conditions of 0s and 1s (what
+        // comparisons and mask operations give), in one instruction instead of two — one
+        // less on every pass of a sphere tracer's exit test (`if (d < eps) break;`). It
+        // reads the then mask's home, so the `and` is still computed straight into it.
+        var elseMask = startRegister.map { op(.xor, $0, thenMask) } ?? op(.lnot, condition)
+        if canRetire && otherwise != nil {
+            let elseHome = newHome(uniform: false)
+            emitBody(IRInstruction(opcode: .mov, a: elseHome, b: elseMask))
+            elseMask = elseHome
         }
         jump(.jnone, thenMask, elseLabel)
         state.mask = .lanes(thenMask)
@@ -405,6 +409,9 @@ extension FunctionLowerer {
         defer { state.breakables.removeLast() }
         func test(_ condition: TypedExpression) throws {
             let c = try value(condition)[0]
+            // `while (true)`, `for (;;)`: a condition that holds everywhere keeps every running
+            // lane (and exits none), so there is no mask to update on each pass.
+            if let known = state.knownConstant[c], known != 0 { return }
             if let exited { try emitInto(exited, .or, exited, op(.and, running, op(.lnot, c))) }
             try emitInto(running, .and, running, c)
         }
