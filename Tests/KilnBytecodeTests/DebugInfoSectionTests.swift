@@ -51,7 +51,7 @@ import Testing
         func rejects(_ change: (inout DebugInfo) -> Void) -> Bool {
             var library = Self.library
             change(&library.debugInfo)
-            do { try LibraryReader.decode(LibraryWriter.encode(library)); return false } catch { return true }
+            do { _ = try LibraryReader.decode(LibraryWriter.encode(library)); return false } catch { return true }
         }
         #expect(rejects { $0.events[3].kind = .bind(variable: 9, components: [0, 0]) })
         #expect(rejects { $0.events[3].kind = .bind(variable: 0, components: [0]) })

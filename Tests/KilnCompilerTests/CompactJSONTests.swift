@@ -12,7 +12,7 @@ import KilnCompiler
 
     /// Arrays keep their order, so the text must match Foundation's exactly.
     @Test func scalarsAreWrittenAsFoundationWritesThem() throws {
-        let values: [Any] = [1.0, 0.2, 1e-7, 1e21, 1e15, 1e16, 123456789012345678.0, -0.0, 0.1 + 0.2, 5e-324,
+        let values: [Any] = [1.0, 0.2, 1e-7, 1e21, 1e15, 1e16, 123456789012345678.0, -0.0, 0.1 + 0.2, Double.leastNonzeroMagnitude,
                              1.7976931348623157e308, 2.5, 100.0, 3.0e-5, Float(0.2), Float(1e-7), Float(-0.0),
                              Float(16777216), Float(1e10), Float.leastNonzeroMagnitude, Int.max, Int.min, 0, -5,
                              true, false, NSNull(), UInt32(7), Int64(-3), UInt8(200),

@@ -207,8 +207,8 @@ import KilnBytecode
     /// operands, not from the half-written destination.
     @Test func fmodInPlaceKeepsItsOperands() throws {
         let program = TestProgram(registers: 2, body: [Instruction(.fmod, a: 0, b: 0, c: 1)])
-        let x: [Float] = [0x1p30, 7.5, .infinity, 0x1p40 + 0x1p17, -9, 5, 1e-40, 0x1p29]
-        let y: [Float] = [3, 2, 2, 0.75, 4, 0, 3e-41, -0.3]
+        let x: [Float] = [0x1p30, 7.5, .infinity, 0x1p40 + 0x1p17, -9, 5, Float(1e-40 as Double), 0x1p29]
+        let y: [Float] = [3, 2, 2, 0.75, 4, 0, Float(3e-41 as Double), -0.3]
         let executor = try program.run([0: bits(x), 1: bits(y)])
         let expected = zip(x, y).map { Float(Foundation.fmod(Double($0), Double($1))) }
         #expect(same(Array(executor.floats(0).prefix(8)), expected), "\(executor.floats(0).prefix(8)) vs \(expected)")
