@@ -72,8 +72,9 @@ import Testing
 
     /// What must stay in the loop: a value the loop changes (directly, through a variable an
     /// `if` arm assigns, through a dynamically indexed array it stores into), a value read
-    /// before its write on a later pass of an outer loop, and anything in a loop entered by a
-    /// jump (`continue`, `break` out of nested loops, a `while` whose condition varies).
+    /// before its write on a later pass of an outer loop, a write of a variable that holds
+    /// another value when the loop runs no pass, and anything in a loop entered by a jump
+    /// (`continue`, `break` out of nested loops, a `while` whose condition varies).
     @Test func valuesTheLoopChangesStay() throws {
         let source = """
         #include <metal_stdlib>
@@ -95,7 +96,9 @@ import Testing
             float t = 0.0, u = position.y * 0.1;
             while (t < 5.0 + x) { t += 0.3 + sin(u) * 0.1; u += 0.01; }
             half4 p = layer.sample(position * 0.7);
-            return half4(fract(s), fract(t + arr[int(position.y) & 3]), fract(y), float(p.x) * 0.5 + 0.25);
+            float py = position.y;
+            for (int k = 0; k < int(position.x) % 3; k++) { position.y = position.x * 2.0; }   // may run no pass
+            return half4(fract(s), fract(t + arr[int(py) & 3]), fract(y + position.y * 0.01), float(p.x) * 0.5 + 0.25);
         }
         """
         let (hoisted, plain) = try Self.libraries(source: source, name: "stays.metal")
