@@ -53,14 +53,17 @@ struct RegisterAllocator {
         for unit in 0..<unitCount where state.units[unit].isPrologue && end[unit] > prologueCount && end[unit] >= 0 {
             end[unit] = Self.forever
         }
+        // Local copies: in a debug build each `state.units[unit]` here copied the whole
+        // lowering state, seconds for a function of a thousand loops.
+        let isPrologue = state.units.map(\.isPrologue), isGroup = state.units.map { $0.size > 1 }
         var changed = true
         while changed {
             changed = false
             for (head, edge) in backEdges {
-                for unit in 0..<unitCount where end[unit] >= 0 && !state.units[unit].isPrologue {
+                for unit in 0..<unitCount where end[unit] >= 0 && !isPrologue[unit] {
                     let occursInside = end[unit] >= head && start[unit] <= edge
                     guard occursInside else { continue }
-                    let carried = definitions[unit] > 1 || state.units[unit].size > 1 || firstRead[unit] <= firstDefinition[unit]
+                    let carried = definitions[unit] > 1 || isGroup[unit] || firstRead[unit] <= firstDefinition[unit]
                     if start[unit] < head && end[unit] < edge {
                         end[unit] = edge; changed = true
                     }

@@ -62,6 +62,27 @@ import Testing
         #expect(Self.opcodes(state.body) == before)
     }
 
+    /// Two loops whose regions overlap without one containing the other (lowering makes
+    /// none): moving code out of one would reorder part of the other, so nothing moves.
+    @Test func overlappingLoopsKeepTheirCode() {
+        var state = Self.state([
+            IRInstruction(opcode: .fadd, a: 1, b: 0, c: 0),
+            .label(1),
+            IRInstruction(opcode: .fmul, a: 2, b: 1, c: 1),      // invariant in both
+            .label(2),
+            IRInstruction(opcode: .fadd, a: 3, b: 3, c: 2),
+            IRInstruction(opcode: .jany, a: 3, imm: 1),         // loop 1 ends inside loop 2
+            IRInstruction(opcode: .fsqrt, a: 4, b: 1),          // invariant in loop 2
+            IRInstruction(opcode: .fadd, a: 3, b: 3, c: 4),
+            IRInstruction(opcode: .jany, a: 3, imm: 2),
+            IRInstruction(opcode: .ret),
+        ], registers: 5)
+        let before = Self.opcodes(state.body)
+        #expect(LoopInvariantHoisting.nestedLoops(state.body).isEmpty)
+        #expect(LoopInvariantHoisting.run(&state, keep: [0]) == 0)
+        #expect(Self.opcodes(state.body) == before)
+    }
+
     /// A result read before its one write — on the next pass of an outer loop, the value the
     /// inner loop left — stays in the inner loop: moved, a pass whose inner loop ran no
     /// iteration would read the new value instead of the old. Outputs and inputs (`keep`)

@@ -161,6 +161,10 @@ enum HostileInputs {
         one("100k-term sum", entry("float x = t\(String(repeating: " + t", count: 100_000));\nreturn half4(x);"))
         one("50k-term assignment chain", entry("float x, y;\nx = \(String(repeating: "y = ", count: 50_000))t;\nreturn half4(x);"))
         one("5k statements", entry("float x = t;\n\(String(repeating: "x = x * 1.0001 + 0.5;\n", count: 5_000))return half4(x);"))
+        // Each loop has invariants to move out of it: moving them once took time in the
+        // body's length per loop (10 s in a release build for 3 000).
+        one("1k loops with invariants", entry("int k = int(t) % 3;\nfloat x = position.y * 0.01, s = 0.0;\n"
+            + String(repeating: "for (int i = 0; i < k; i++) { s += x * 2.0 + sqrt(x); }\n", count: 1_000) + "return half4(s);"))
         one("5k live locals", entry((0..<5000).map { "float v\($0) = t * \($0).5;" }.joined(separator: "\n")
             + "\nreturn half4(\((0..<5000).map { "v\($0)" }.joined(separator: " + ")));"))
         one("huge array", entry("float a[100000000];\na[int(t)] = 1;\nreturn half4(a[0]);"))
