@@ -87,9 +87,7 @@ enum DeadCodeEliminator {
         var drop = [Bool](repeating: false, count: body.count)
         var removedJump = false
         var labelCount = 0
-        for index in body.indices where !body[index].isMarker {
-            let shape = body[index].opcode.shape
-            guard shape == .jump || shape == .conditionalJump else { continue }
+        for index in body.indices where body[index].isJump {
             labelCount = max(labelCount, Int(body[index].imm) + 1)
             var next = index + 1
             while next < body.count && body[next].isMarker {
@@ -103,10 +101,7 @@ enum DeadCodeEliminator {
             }
         }
         var named = [Bool](repeating: false, count: labelCount)
-        for index in body.indices where !drop[index] && !body[index].isMarker {
-            let shape = body[index].opcode.shape
-            if shape == .jump || shape == .conditionalJump { named[Int(body[index].imm)] = true }
-        }
+        for index in body.indices where !drop[index] && body[index].isJump { named[Int(body[index].imm)] = true }
         var dropsSomething = removedJump
         for index in body.indices where body[index].isLabel {
             let label = Int(body[index].imm)

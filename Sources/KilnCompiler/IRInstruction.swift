@@ -42,6 +42,22 @@ struct IRInstruction {
     /// A label or a debug marker: no instruction of its own.
     var isMarker: Bool { isLabel || isDebug }
 
+    /// A jump, conditional or not: `imm` names the label it goes to.
+    var isJump: Bool {
+        !isMarker && (opcode.shape == .jump || opcode.shape == .conditionalJump)
+    }
+
+    /// A plain computation other than a copy: its result is a function of its operands'
+    /// bits alone (`unary`, `binary`, `ternary` shapes; none reads a mask it is not given),
+    /// so it may be reused (`ValueNumbering`) or moved (`LoopInvariantHoisting`).
+    var isPlainComputation: Bool {
+        guard !isMarker, opcode != .mov else { return false }
+        switch opcode.shape {
+        case .unary, .binary, .ternary: return true
+        default: return false
+        }
+    }
+
     /// Whether the instruction only computes its destination (removable when unused).
     var isPure: Bool {
         if isMarker { return false }

@@ -75,8 +75,7 @@ enum LoopInvariantHoisting {
         var loops: [UInt32: Loop] = [:]
         for (index, instruction) in body.enumerated() {
             if instruction.isLabel { labelIndex[instruction.imm] = index; continue }
-            guard !instruction.isDebug, instruction.opcode.shape == .jump || instruction.opcode.shape == .conditionalJump,
-                  let head = labelIndex[instruction.imm] else { continue }
+            guard instruction.isJump, let head = labelIndex[instruction.imm] else { continue }
             loops[instruction.imm, default: Loop(label: instruction.imm, head: head, end: index)].end = index
         }
         let byHead = loops.values.sorted { ($0.head, -$0.end) < ($1.head, -$1.end) }
@@ -93,8 +92,7 @@ enum LoopInvariantHoisting {
     static func enteredByFallingIn(_ loops: [Loop], _ body: [IRInstruction]) -> [Loop] {
         guard !loops.isEmpty else { return [] }
         var sources: [UInt32: [Int]] = [:]
-        for (index, instruction) in body.enumerated() where !instruction.isMarker {
-            guard instruction.opcode.shape == .jump || instruction.opcode.shape == .conditionalJump else { continue }
+        for (index, instruction) in body.enumerated() where instruction.isJump {
             sources[instruction.imm, default: []].append(index)
         }
         var entered: [Loop] = []
@@ -126,7 +124,7 @@ enum LoopInvariantHoisting {
         var stays: [IRInstruction] = []
         for index in region {
             let instruction = state.body[index]
-            guard isCandidate(instruction), let destination = instruction.writes, destination >= 0 else {
+            guard instruction.isPlainComputation, let destination = instruction.writes, destination >= 0 else {
                 stays.append(instruction)
                 continue
             }
@@ -147,14 +145,5 @@ enum LoopInvariantHoisting {
         // The same length: indices outside the region do not move.
         state.body.replaceSubrange(region, with: moved + stays)
         return moved.count
-    }
-
-    /// A plain computation (as `ValueNumbering` takes them); copies are `CopyPropagator`'s.
-    private static func isCandidate(_ instruction: IRInstruction) -> Bool {
-        guard !instruction.isMarker, instruction.opcode != .mov else { return false }
-        switch instruction.opcode.shape {
-        case .unary, .binary, .ternary: return true
-        default: return false
-        }
     }
 }

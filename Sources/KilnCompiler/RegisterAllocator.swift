@@ -32,8 +32,7 @@ struct RegisterAllocator {
             if instruction.isLabel { labelPosition[Int(instruction.imm)] = position; continue }
             instruction.forEachRead { intervals.read($0, position) }
             if let register = instruction.writes { intervals.define(register, position) }
-            if instruction.opcode.shape == .jump || instruction.opcode.shape == .conditionalJump,
-               let head = labelPosition[Int(instruction.imm)], head < position {
+            if instruction.isJump, let head = labelPosition[Int(instruction.imm)], head < position {
                 backEdges.append((head, position))
             }
         }

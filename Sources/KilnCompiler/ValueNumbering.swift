@@ -18,7 +18,7 @@ import KilnBytecode
 /// store writes a run of registers named by its first member), and a remembered result is
 /// used only while its own unit's version is the one it was recorded at.
 ///
-/// Only plain computations take part (`unary`, `binary`, `ternary` shapes except `mov`),
+/// Only plain computations take part (`IRInstruction.isPlainComputation`: `unary`, `binary`, `ternary` shapes except `mov`),
 /// and only results outside the prologue's units: those are uniform registers the
 /// allocator places apart.
 enum ValueNumbering {
@@ -85,15 +85,11 @@ enum ValueNumbering {
                 continue
             }
             var key: ValueTable.Key?
-            switch instruction.opcode.shape {
-            case .unary, .binary, .ternary:
-                guard instruction.opcode != .mov else { break }
+            if instruction.isPlainComputation {
                 let (b, c, d) = (canonical(instruction.b), canonical(instruction.c), canonical(instruction.d))
                 key = Key(opcode: instruction.opcode, b: b.register, c: c.register, d: d.register,
                           bVersion: b.version, cVersion: c.version, dVersion: d.version,
                           imm: instruction.imm, mode: instruction.mode).words
-            default:
-                break
             }
             let destination = instruction.writes ?? -1
             let destinationUnit = destination >= 0 ? state.registerUnit[destination] : -1
