@@ -7,14 +7,27 @@
 SWIFT        ?= swift
 CONFIG       ?= release
 # CPU level of the release build (README "CPU level"): on x86-64, `make run`, `make bench`
-# and friends build for x86-64-v3 — AVX2 + FMA, what the Swift compiler calls `haswell` —
-# into .build-v3/, and that binary refuses to start on an older CPU. PORTABLE=1 builds for
-# the x86-64 baseline into .build/ instead (also the default on other architectures).
+# and friends build for the newer of two levels this CPU has: x86-64-v4 — AVX-512 F, BW, CD,
+# DQ, VL, what the Swift compiler calls `skylake-avx512` — into .build-v4/, else x86-64-v3 —
+# AVX2 + FMA, `haswell` — into .build-v3/; either binary refuses to start on an older CPU.
+# CPU_LEVEL=v3 picks v3 on any CPU. PORTABLE=1 builds for the x86-64 baseline into .build/
+# instead (also the default on other architectures).
 ARCH         := $(shell uname -m)
+HOST_LEVEL   := $(shell flags="$$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)"; \
+                  for f in avx512f avx512bw avx512cd avx512dq avx512vl; do \
+                    echo "$$flags" | grep -qw $$f || { echo v3; exit 0; }; done; echo v4)
+CPU_LEVEL    ?= $(HOST_LEVEL)
 V3_FLAGS     := -Xswiftc -target-cpu -Xswiftc haswell -Xcc -DKILN_REQUIRE_X86_64_V3
+# v4: the VM's lane loops take 16 lanes a step (KILN_X86_64_V4, Sources/KilnVM/Lanes.swift),
+# and the loops LLVM vectorizes on its own (the transcendentals' lane loops) may use 512-bit
+# registers too: Intel CPUs' tuning prefers 256 bits there unless told otherwise.
+V4_FLAGS     := -Xswiftc -target-cpu -Xswiftc skylake-avx512 -Xswiftc -DKILN_X86_64_V4 \
+                -Xcc -Xclang -Xcc -target-feature -Xcc -Xclang -Xcc -prefer-256-bit -Xcc -DKILN_REQUIRE_X86_64_V4
+LEVEL_FLAGS  := $(if $(filter v4,$(CPU_LEVEL)),$(V4_FLAGS),$(V3_FLAGS))
+LEVEL_DIR    := .build-$(if $(filter v4,$(CPU_LEVEL)),v4,v3)
 ifeq ($(PORTABLE)$(ARCH),x86_64)
-BUILD_DIR    := .build-v3
-CPU_FLAGS    := $(V3_FLAGS)
+BUILD_DIR    := $(LEVEL_DIR)
+CPU_FLAGS    := $(LEVEL_FLAGS)
 else
 BUILD_DIR    := .build
 CPU_FLAGS    :=
@@ -58,7 +71,7 @@ FUZZ_BUILD   ?= .build-fuzz
 .PHONY: help deps e2e-deps postgres postgres-stop build run examples test check-self-contained test-swift test-e2e bench bench-art bench-compile bench-server fuzz fuzz-build fuzz-corpus fuzz-long soak clean
 
 help:
-	@echo "make run            build (release, x86-64-v3; PORTABLE=1 for the baseline) and serve the browser page, the API and the examples on http://localhost:$(PORT)/"
+	@echo "make run            build (release, x86-64-v4 or -v3 as this CPU has; PORTABLE=1 for the baseline) and serve the browser page, the API and the examples on http://localhost:$(PORT)/"
 	@echo "make examples       compile, disassemble and render every example shader into $(OUT)/"
 	@echo "make test           build and run the whole test suite: Swift tests, then real clients against kiln serve (what CI runs)"
 	@echo "make bench-server   edit latency, frames/s and memory of kiln serve under load (tools/server_load.py)"
@@ -137,13 +150,13 @@ postgres-stop:
 
 # Real clients (Python websockets, curl, headless Chromium) against a real `kiln serve`.
 # Screenshots of the browser steps land in .build/artifacts/browser/.
-# On x86-64 they also check that the x86-64-v3 release build renders the portable build's
-# bytes (Tests/e2e/test_cpu_level.py; KILN_CPU_BIN).
+# On x86-64 they also check that the release build of this CPU's level (x86-64-v4 or -v3)
+# renders the portable build's bytes (Tests/e2e/test_cpu_level.py; KILN_CPU_BIN).
 test-e2e: e2e-deps postgres
 	$(SWIFT) build --product kiln
 ifeq ($(ARCH),x86_64)
-	$(SWIFT) build -c release --product kiln --scratch-path .build-v3 $(V3_FLAGS) $(STATIC_FLAGS) $(METADATA_FLAGS)
-	KILN_TEST_POSTGRES="$$(bash tools/postgres.sh url)" KILN_BIN=$(CURDIR)/.build/debug/kiln KILN_CPU_BIN=$(CURDIR)/.build-v3/release/kiln python3 -m pytest -q Tests/e2e
+	$(SWIFT) build -c release --product kiln --scratch-path $(LEVEL_DIR) $(LEVEL_FLAGS) $(STATIC_FLAGS) $(METADATA_FLAGS)
+	KILN_TEST_POSTGRES="$$(bash tools/postgres.sh url)" KILN_BIN=$(CURDIR)/.build/debug/kiln KILN_CPU_BIN=$(CURDIR)/$(LEVEL_DIR)/release/kiln KILN_CPU_LEVEL=$(CPU_LEVEL) python3 -m pytest -q Tests/e2e
 else
 	KILN_TEST_POSTGRES="$$(bash tools/postgres.sh url)" KILN_BIN=$(CURDIR)/.build/debug/kiln python3 -m pytest -q Tests/e2e
 endif

@@ -51,7 +51,7 @@ let package = Package(
         // C shim over the system libraries (OpenSSL's libcrypto, libpng). No C type leaves
         // the module that wraps it.
         .systemLibrary(name: "CKiln", path: "Sources/CKiln"),
-        // Process start-up before any Swift code runs: refuses an x86-64-v3 build on an older
+        // Process start-up before any Swift code runs: refuses an x86-64-v4 or -v3 build on an older
         // CPU (README "CPU level") and tunes glibc's malloc for repeated compiles
         // (docs/compiler.md); plain C, always compiled for the baseline.
         .target(name: "CKilnCPU"),

@@ -38,8 +38,9 @@ public struct Kiln: ParsableCommand {
         }
     }
 
-    /// The x86-64 level this executable was built for: `x86-64-v3` (AVX2, FMA; what `make`
-    /// builds) or `portable` (README "CPU level").
+    /// The x86-64 level this executable was built for: `x86-64-v4` (AVX-512) or `x86-64-v3`
+    /// (AVX2, FMA), whichever of the two the building CPU has (what `make` builds), or
+    /// `portable` (README "CPU level").
     public static var cpuLevel: String { String(cString: kiln_cpu_level()) }
 
     /// What an in-process run printed and how it ended.

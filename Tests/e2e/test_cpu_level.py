@@ -1,10 +1,13 @@
-"""The x86-64-v3 build (AVX2 + FMA, what `make run`, `make bench` and the Docker image
-build) renders exactly the bytes the portable build renders.
+"""The release build of this CPU's level — x86-64-v4 (AVX-512) or x86-64-v3 (AVX2 + FMA),
+what `make run` and `make bench` build; the Docker image builds v3 — renders exactly the
+bytes the portable build renders.
 
 Kiln's float semantics are written out operation by operation (no fused multiply-add unless
-the shader calls `fma`, no reassociation), so the instruction set the compiler may use must
-not change a single bit. KILN_CPU_BIN is the x86-64-v3 release binary (`make test` builds
-it); KILN_BIN the portable one the other end-to-end tests use.
+the shader calls `fma`, no reassociation), and no lane sees another lane of its group, so
+neither the instruction set the compiler may use nor the VM's group width (16 lanes a step
+on v4, 8 elsewhere) may change a single bit. KILN_CPU_BIN is that release binary and
+KILN_CPU_LEVEL its level, v4 or v3 (`make test` gives both); KILN_BIN the portable one the
+other end-to-end tests use.
 """
 import os
 import pathlib
@@ -14,22 +17,31 @@ import pytest
 
 from conftest import ROOT, kiln_binary
 
-V3 = os.environ.get("KILN_CPU_BIN")
+LEVEL_BIN = os.environ.get("KILN_CPU_BIN")
+LEVEL = os.environ.get("KILN_CPU_LEVEL", "v3")
+LEVEL_NAME = f"x86-64-{LEVEL}"
 
-pytestmark = pytest.mark.skipif(not V3, reason="KILN_CPU_BIN (the x86-64-v3 build) not given; make test gives it")
+pytestmark = pytest.mark.skipif(not LEVEL_BIN, reason="KILN_CPU_BIN (the v4 or v3 build) not given; make test gives it")
+
+# The /proc/cpuinfo flags each level's build needs (what its start-up check asks the CPU).
+NEEDS = {
+    "v3": {"avx", "avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "abm"},
+    "v4": {"avx", "avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "abm",
+           "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"},
+}
 
 
-def cpu_is_v3():
-    """Whether this CPU has what x86-64-v3 needs (the flags /proc/cpuinfo names)."""
+def cpu_has_level():
+    """Whether this CPU has what the build's level needs."""
     flags = set()
     for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
         if line.startswith("flags"):
             flags = set(line.split(":", 1)[1].split())
             break
-    return {"avx", "avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "abm"} <= flags
+    return NEEDS[LEVEL] <= flags
 
 
-needs_v3 = pytest.mark.skipif(not cpu_is_v3(), reason="this CPU cannot run the x86-64-v3 build (its refusal is tested)")
+needs_level = pytest.mark.skipif(not cpu_has_level(), reason=f"this CPU cannot run the {LEVEL_NAME} build (its refusal is tested)")
 
 # Every shader that renders on its own: the benchmark set (shader art included), the
 # conformance shaders, and the examples (the two vertex-buffer ones need their vertices).
@@ -46,28 +58,28 @@ def render(binary, shader, out):
     return {p.name: p.read_bytes() for p in sorted(out.glob("*.png"))}
 
 
-@pytest.mark.skipif(cpu_is_v3(), reason="this CPU runs the x86-64-v3 build")
+@pytest.mark.skipif(cpu_has_level(), reason=f"this CPU runs the {LEVEL_NAME} build")
 def test_an_older_cpu_gets_a_clear_refusal():
-    result = subprocess.run([V3, "--version"], capture_output=True, text=True, timeout=30)
+    result = subprocess.run([LEVEL_BIN, "--version"], capture_output=True, text=True, timeout=30)
     assert result.returncode == 70
-    assert "x86-64-v3" in result.stderr and "PORTABLE=1" in result.stderr
+    assert LEVEL_NAME in result.stderr and "PORTABLE=1" in result.stderr
 
 
-@needs_v3
+@needs_level
 def test_the_build_says_its_level():
-    result = subprocess.run([V3, "--version"], capture_output=True, text=True, timeout=30)
+    result = subprocess.run([LEVEL_BIN, "--version"], capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stderr
-    assert "x86-64-v3" in result.stdout
+    assert f"({LEVEL_NAME} build)" in result.stdout
     portable = subprocess.run([kiln_binary(), "--version"], capture_output=True, text=True, timeout=30)
     assert "portable" in portable.stdout
 
 
-@needs_v3
+@needs_level
 @pytest.mark.parametrize("shader", SHADERS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_same_bytes_as_the_portable_build(shader, tmp_path):
     portable = render(kiln_binary(), shader, tmp_path / "portable")
-    v3 = render(V3, shader, tmp_path / "v3")
+    level = render(LEVEL_BIN, shader, tmp_path / LEVEL)
     assert portable, f"{shader.name} rendered nothing"
-    assert portable.keys() == v3.keys()
+    assert portable.keys() == level.keys()
     for name in portable:
-        assert portable[name] == v3[name], f"{shader.name}: {name} differs between the portable and the x86-64-v3 build"
+        assert portable[name] == level[name], f"{shader.name}: {name} differs between the portable and the {LEVEL_NAME} build"

@@ -2,7 +2,7 @@
 #ifndef KILN_CPU_LEVEL_H
 #define KILN_CPU_LEVEL_H
 
-/// "x86-64-v3" when built with `make` (AVX2, FMA, BMI2…; see README "CPU level"),
+/// "x86-64-v4" or "x86-64-v3" when built with `make` (AVX-512, or AVX2 + FMA; README "CPU level"),
 /// "portable" for a baseline build.
 const char *kiln_cpu_level(void);
 

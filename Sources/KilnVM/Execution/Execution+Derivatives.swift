@@ -7,34 +7,38 @@ import KilnBytecode
 /// column for all four pixels. Helper lanes (pixels past the image edge) compute like the
 /// others, so edge pixels get real differences, as on a GPU.
 ///
-/// A group of eight lanes is two whole quads, so each group is loaded, shuffled within
-/// itself and stored (the destination may be the operand: the group is read before it is
-/// written). A lane loop over `source[base | distance] − source[base]` did not vectorize:
-/// `fwidth(d)` cost twice its five instructions' share (a probe with one a step).
+/// Eight lanes are two whole quads, so each eight are loaded, shuffled among themselves and
+/// stored (the destination may be the operand: they are read before they are written) —
+/// eight whatever the build's `LaneGroup` width, which only the arithmetic loops follow. A
+/// lane loop over `source[base | distance] − source[base]` did not vectorize: `fwidth(d)`
+/// cost twice its five instructions' share (a probe with one a step).
 extension Execution {
+    /// Two quads: the lanes a derivative shuffles at a time.
+    typealias Quads = SIMD8<Float>
+
     /// `distance` is 1 for x (the neighbour in the row), 2 for y (the neighbour in the column).
     @inline(__always) static func derivative(_ m: Machine, _ i: PreparedInstruction, _ distance: Int, coarse: Bool) {
         let a = UnsafeMutableRawPointer(m[i.a]), b = UnsafeRawPointer(m[i.b])
-        for offset in stride(from: 0, to: laneCount * 4, by: groupStride) {
-            let v = b.loadUnaligned(fromByteOffset: offset, as: FloatGroup.self)
+        for offset in stride(from: 0, to: laneCount * 4, by: MemoryLayout<Quads>.stride) {
+            let v = b.loadUnaligned(fromByteOffset: offset, as: Quads.self)
             // Lane l reads `far[l] − near[l]`: lane (l & ~mask) | distance minus lane l & ~mask,
             // mask being `distance` (fine) or 3 (coarse), within its quad.
-            let far: FloatGroup, near: FloatGroup
+            let far: Quads, near: Quads
             switch (distance, coarse) {
             case (1, false):
-                far = FloatGroup(v[1], v[1], v[3], v[3], v[5], v[5], v[7], v[7])
-                near = FloatGroup(v[0], v[0], v[2], v[2], v[4], v[4], v[6], v[6])
+                far = Quads(v[1], v[1], v[3], v[3], v[5], v[5], v[7], v[7])
+                near = Quads(v[0], v[0], v[2], v[2], v[4], v[4], v[6], v[6])
             case (_, false):
-                far = FloatGroup(v[2], v[3], v[2], v[3], v[6], v[7], v[6], v[7])
-                near = FloatGroup(v[0], v[1], v[0], v[1], v[4], v[5], v[4], v[5])
+                far = Quads(v[2], v[3], v[2], v[3], v[6], v[7], v[6], v[7])
+                near = Quads(v[0], v[1], v[0], v[1], v[4], v[5], v[4], v[5])
             case (1, true):
-                far = FloatGroup(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
-                near = FloatGroup(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
+                far = Quads(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
+                near = Quads(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
             default:
-                far = FloatGroup(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
-                near = FloatGroup(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
+                far = Quads(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
+                near = Quads(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
             }
-            a.storeBytes(of: far - near, toByteOffset: offset, as: FloatGroup.self)
+            a.storeBytes(of: far - near, toByteOffset: offset, as: Quads.self)
         }
     }
 }

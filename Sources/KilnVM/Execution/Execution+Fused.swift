@@ -6,45 +6,45 @@ import KilnBytecode
 /// (Swift does not contract `x * y + s` into a fused multiply-add), so the bits are those
 /// of the two instructions run one after the other.
 extension Execution {
-    /// One binary32 operation of a pair, on eight lanes: `apply(t, s)` for the second,
+    /// One binary32 operation of a pair, on a group of lanes: `apply(t, s)` for the second,
     /// `apply(x, y)` for the first.
     protocol PairOperation {
-        static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float>
+        static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float>
     }
     enum Add: PairOperation {
-        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { p + q }
+        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { p + q }
     }
     enum Sub: PairOperation {
-        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { p - q }
+        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { p - q }
     }
     /// The second instruction with `t` on the right, `s + t`: the same value as `t + s`,
     /// but with both operands NaN x86 returns the left one, so the order is kept.
     enum AddTo: PairOperation {
-        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { q + p }
+        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { q + p }
     }
     /// `s − t`.
     enum SubFrom: PairOperation {
-        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { q - p }
+        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { q - p }
     }
     /// `s · t` (the order kept, as for `AddTo`).
     enum MulInto: PairOperation {
-        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { q * p }
+        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { q * p }
     }
     enum Mul: PairOperation {
-        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { p * q }
+        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { p * q }
     }
     enum Div: PairOperation {
-        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { p / q }
+        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { p / q }
     }
     /// `fmax` (`maximumGroup`).
     enum Max: PairOperation {
-        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> {
+        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> {
             maximumGroup(p, q)
         }
     }
     /// `fmin` (`minimumGroup`).
     enum Min: PairOperation {
-        @inline(__always) static func apply(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> {
+        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> {
             minimumGroup(p, q)
         }
     }
@@ -52,12 +52,12 @@ extension Execution {
     /// `ffract` of the first result (`fractGroup`); the second operand, register 0 of a
     /// unary second instruction, is ignored.
     enum Fract: PairOperation {
-        @inline(__always) static func apply(_ p: SIMD8<Float>, _: SIMD8<Float>) -> SIMD8<Float> { fractGroup(p) }
+        @inline(__always) static func apply(_ p: LaneGroup<Float>, _: LaneGroup<Float>) -> LaneGroup<Float> { fractGroup(p) }
     }
 
-    /// The pair's lane loop: `R[a] := Second(First(R[b], R[c]), R[d])`, eight lanes at a
+    /// The pair's lane loop: `R[a] := Second(First(R[b], R[c]), R[d])`, a group of lanes at a
     /// time. The destination may be any of the operands (`acc = acc + x * y` is common);
-    /// each group of eight is loaded before it is stored, so that is safe without the
+    /// each group is loaded before it is stored, so that is safe without the
     /// run-time overlap checks a plain lane loop gets — which send an in-place loop down a
     /// scalar path.
     @inline(__always) static func pair<First: PairOperation, Second: PairOperation>(
@@ -65,12 +65,12 @@ extension Execution {
     ) {
         let z = UnsafeMutableRawPointer(m[i.a]), x = UnsafeRawPointer(m[i.b])
         let y = UnsafeRawPointer(m[i.c]), s = UnsafeRawPointer(m[i.d])
-        let group = MemoryLayout<SIMD8<Float>>.stride
+        let group = MemoryLayout<LaneGroup<Float>>.stride
         for offset in stride(from: 0, to: laneCount * 4, by: group) {
-            let t = First.apply(x.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self),
-                                y.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self))
-            let result = Second.apply(t, s.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self))
-            z.storeBytes(of: result, toByteOffset: offset, as: SIMD8<Float>.self)
+            let t = First.apply(x.loadUnaligned(fromByteOffset: offset, as: LaneGroup<Float>.self),
+                                y.loadUnaligned(fromByteOffset: offset, as: LaneGroup<Float>.self))
+            let result = Second.apply(t, s.loadUnaligned(fromByteOffset: offset, as: LaneGroup<Float>.self))
+            z.storeBytes(of: result, toByteOffset: offset, as: LaneGroup<Float>.self)
         }
     }
 

@@ -1,18 +1,19 @@
 import KilnBytecode
 
-/// Lane loops written eight lanes at a time, for the opcodes a body is mostly made of.
+/// Lane loops written a group (`LaneGroup`: 8 or 16 lanes) at a time, for the opcodes a body
+/// is mostly made of.
 ///
 /// A plain `for l in 0..<n { a[l] = b[l] + c[l] }` over raw pointers makes the optimizer
 /// check at run time whether the destination overlaps an operand, and fall back to a scalar
 /// loop when it does — which it does whenever an instruction updates a register in place
 /// (`acc = acc + x`, the masked `sel x, mask, new, x` of every branch that assigns). Here
-/// each group of eight lanes is loaded before it is stored, which is correct whether or not
+/// each group of lanes is loaded before it is stored, which is correct whether or not
 /// registers coincide (registers are whole `laneCount`-lane blocks: the same or disjoint), so there
 /// is no check and no scalar path. `n < laneCount` (the scalar step's one lane) keeps the
 /// plain loop.
 extension Execution {
-    typealias FloatGroup = SIMD8<Float>
-    typealias WordGroup = SIMD8<UInt32>
+    typealias FloatGroup = LaneGroup<Float>
+    typealias WordGroup = LaneGroup<UInt32>
 
     /// The bytes between groups.
     @inline(__always) static var groupStride: Int { MemoryLayout<FloatGroup>.stride }
@@ -21,39 +22,39 @@ extension Execution {
     /// `Int32` or `UInt32`: the same bits), the result written as whatever `op` returns.
     @inline(__always) static func groups<Operand: SIMDScalar, Result: SIMDScalar>(
         _ m: Machine, _ i: PreparedInstruction, of _: Operand.Type,
-        _ op: (SIMD8<Operand>, SIMD8<Operand>) -> SIMD8<Result>
+        _ op: (LaneGroup<Operand>, LaneGroup<Operand>) -> LaneGroup<Result>
     ) {
         let a = UnsafeMutableRawPointer(m[i.a]), b = UnsafeRawPointer(m[i.b]), c = UnsafeRawPointer(m[i.c])
         for offset in stride(from: 0, to: laneCount * 4, by: groupStride) {
-            let result = op(b.loadUnaligned(fromByteOffset: offset, as: SIMD8<Operand>.self),
-                            c.loadUnaligned(fromByteOffset: offset, as: SIMD8<Operand>.self))
-            a.storeBytes(of: result, toByteOffset: offset, as: SIMD8<Result>.self)
+            let result = op(b.loadUnaligned(fromByteOffset: offset, as: LaneGroup<Operand>.self),
+                            c.loadUnaligned(fromByteOffset: offset, as: LaneGroup<Operand>.self))
+            a.storeBytes(of: result, toByteOffset: offset, as: LaneGroup<Result>.self)
         }
     }
 
     /// `R[a] := op(R[b])` on every lane, the operand read as `Operand`.
     @inline(__always) static func unaryGroups<Operand: SIMDScalar, Result: SIMDScalar>(
-        _ m: Machine, _ i: PreparedInstruction, of _: Operand.Type, _ op: (SIMD8<Operand>) -> SIMD8<Result>
+        _ m: Machine, _ i: PreparedInstruction, of _: Operand.Type, _ op: (LaneGroup<Operand>) -> LaneGroup<Result>
     ) {
         let a = UnsafeMutableRawPointer(m[i.a]), b = UnsafeRawPointer(m[i.b])
         for offset in stride(from: 0, to: laneCount * 4, by: groupStride) {
-            a.storeBytes(of: op(b.loadUnaligned(fromByteOffset: offset, as: SIMD8<Operand>.self)),
-                         toByteOffset: offset, as: SIMD8<Result>.self)
+            a.storeBytes(of: op(b.loadUnaligned(fromByteOffset: offset, as: LaneGroup<Operand>.self)),
+                         toByteOffset: offset, as: LaneGroup<Result>.self)
         }
     }
 
     /// A comparison's result: 1 where `holds`, else 0.
-    @inline(__always) static func ones(where holds: SIMDMask<SIMD8<Int32>>) -> WordGroup {
+    @inline(__always) static func ones(where holds: SIMDMask<LaneGroup<Int32>>) -> WordGroup {
         WordGroup(repeating: 0).replacing(with: 1, where: holds)
     }
 
     /// 1 where a lane is non-zero, else 0: `v | −v` has its top bit set exactly when `v ≠ 0`
-    /// (the standard library's `.!=` on `SIMD8<UInt32>` builds its mask lane by lane).
+    /// (the standard library's `.!=` on `LaneGroup<UInt32>` builds its mask lane by lane).
     @inline(__always) static func nonZero(_ v: WordGroup) -> WordGroup {
         (v | (0 &- v)) &>> 31
     }
 
-    /// An IEEE rounding to an integral value on eight lanes with the bits of KilnMath's
+    /// An IEEE rounding to an integral value on a group with the bits of KilnMath's
     /// (`floor`, `ceil`, `truncate`, `rint` for `.down`, `.up`, `.towardZero`,
     /// `.toNearestOrEven`): a NaN comes back unchanged (the rounding instruction would
     /// quiet a signalling one; KilnMath's pass it). `vroundps` on x86-64-v3; the portable
@@ -62,7 +63,7 @@ extension Execution {
         p.rounded(rule).replacing(with: p, where: p .!= p)
     }
 
-    /// `KilnMath.fract` on eight lanes: `x − ⌊x⌋`, at most `KilnMath.largestBelowOne`. IEEE
+    /// `KilnMath.fract` on a group: `x − ⌊x⌋`, at most `KilnMath.largestBelowOne`. IEEE
     /// floor is unique for every non-NaN value (KilnMath's keeps −0 too), and a NaN `x` makes
     /// the difference `x` either way, so the bits are the scalar step's.
     @inline(__always) static func fractGroup(_ p: FloatGroup) -> FloatGroup {
@@ -71,13 +72,13 @@ extension Execution {
         return f.replacing(with: largestBelowOne, where: f .> largestBelowOne)
     }
 
-    /// `KilnMath.squareRoot` on eight lanes: the root of |x| (one `vsqrtps`: the standard
+    /// `KilnMath.squareRoot` on a group: the root of |x| (one `vsqrtps`: the standard
     /// library's `SIMD8.squareRoot()` takes a lane at a time, through libm for negative
     /// lanes), x's sign put back (√−0 = −0, a NaN keeps its sign), NaN where x < 0.
     @inline(__always) static func squareRootGroup(_ p: FloatGroup) -> FloatGroup {
         let signed = onMagnitude(p) { magnitude in
             var root = FloatGroup()
-            for l in 0..<8 { root[l] = magnitude[l].squareRoot() }
+            for l in 0..<FloatGroup.scalarCount { root[l] = magnitude[l].squareRoot() }
             return root
         }
         return signed.replacing(with: .nan, where: p .< 0)
@@ -90,7 +91,7 @@ extension Execution {
         return unsafeBitCast(unsafeBitCast(result, to: WordGroup.self) | (bits & 0x8000_0000), to: FloatGroup.self)
     }
 
-    /// `KilnMath.roundHalfAway` (`round`) on eight lanes: |x| truncated, plus one where the
+    /// `KilnMath.roundHalfAway` (`round`) on a group: |x| truncated, plus one where the
     /// part cut off is at least ½, x's sign put back; a NaN keeps its bits. (No instruction
     /// rounds halves away from zero; `vroundps` truncates.)
     @inline(__always) static func roundHalfAwayGroup(_ p: FloatGroup) -> FloatGroup {
@@ -101,17 +102,17 @@ extension Execution {
         return signed.replacing(with: p, where: p .!= p)
     }
 
-    /// `KilnMath.sign` on eight lanes: 1 above zero, −1 below, ±0 kept, NaN → 0.
+    /// `KilnMath.sign` on a group: 1 above zero, −1 below, ±0 kept, NaN → 0.
     @inline(__always) static func signGroup(_ p: FloatGroup) -> FloatGroup {
         p.replacing(with: 0, where: p .!= p).replacing(with: 1, where: p .> 0).replacing(with: -1, where: p .< 0)
     }
 
-    /// `fmax`'s rule (`KilnMath.maximum`) on eight lanes: `p` where `p > q` or `q` is NaN.
+    /// `fmax`'s rule (`KilnMath.maximum`) on a group: `p` where `p > q` or `q` is NaN.
     @inline(__always) static func maximumGroup(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup {
         q.replacing(with: p, where: (p .> q) .| (q .!= q))
     }
 
-    /// `fmin`'s rule (`KilnMath.minimum`) on eight lanes: `p` where `p < q` or `q` is NaN.
+    /// `fmin`'s rule (`KilnMath.minimum`) on a group: `p` where `p < q` or `q` is NaN.
     @inline(__always) static func minimumGroup(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup {
         q.replacing(with: p, where: (p .< q) .| (q .!= q))
     }

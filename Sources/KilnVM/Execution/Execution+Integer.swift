@@ -21,7 +21,7 @@ extension Execution {
         let a = m[i.a], b = m[i.b], c = m[i.c]
         for l in 0..<n { a[l] = b[l] &* c[l] }
     }
-    // Division and remainder, eight lanes at a time through binary64. x86 has no vector
+    // Division and remainder, a group of lanes at a time through binary64. x86 has no vector
     // integer division, and a divide per lane was ten times the cost of a float operation
     // (`k / 7 + k % 5` in a loop). Every Int32 and UInt32 is exact in binary64, and the
     // rounded quotient truncates to the true one: it is within |x/y|·2⁻⁵³ < 1/|y| of x/y
@@ -30,8 +30,8 @@ extension Execution {
     // are those of the scalar rules below (`IntegerDivisionTests` compares every path).
 
     /// Truncated quotients (0 where y is 0) and remainders (0 there too) of exact integers.
-    @inline(__always) static func divide(_ x: SIMD8<Double>, _ y: SIMD8<Double>)
-        -> (quotient: SIMD8<Double>, remainder: SIMD8<Double>) {
+    @inline(__always) static func divide(_ x: LaneGroup<Double>, _ y: LaneGroup<Double>)
+        -> (quotient: LaneGroup<Double>, remainder: LaneGroup<Double>) {
         let zero = y .== 0
         var q = (x / y.replacing(with: 1, where: zero)).rounded(.towardZero)
         q.replace(with: 0, where: zero)
@@ -43,8 +43,8 @@ extension Execution {
     /// An integral binary64 of magnitude ≤ 2³² as the low 32 bits of its two's complement
     /// (2³¹, INT_MIN ÷ −1's quotient, wraps to INT_MIN): adding 1.5·2⁵² puts the integer in
     /// the low bits of the significand.
-    @inline(__always) static func lowWords(_ v: SIMD8<Double>) -> WordGroup {
-        WordGroup(truncatingIfNeeded: unsafeBitCast(v + SIMD8<Double>(repeating: 0x1.8p52), to: SIMD8<UInt64>.self))
+    @inline(__always) static func lowWords(_ v: LaneGroup<Double>) -> WordGroup {
+        WordGroup(truncatingIfNeeded: unsafeBitCast(v + LaneGroup<Double>(repeating: 0x1.8p52), to: LaneGroup<UInt64>.self))
     }
 
     /// `R[a] := quotients` (or remainders) of `R[b]` by `R[c]` read as `Operand` (`Int32`
@@ -53,7 +53,7 @@ extension Execution {
         _ m: Machine, _ i: PreparedInstruction, of _: Operand.Type, remainder: Bool
     ) {
         groups(m, i, of: Operand.self) { x, y in
-            let (q, r) = divide(SIMD8<Double>(x), SIMD8<Double>(y))
+            let (q, r) = divide(LaneGroup<Double>(x), LaneGroup<Double>(y))
             return lowWords(remainder ? r : q)
         }
     }

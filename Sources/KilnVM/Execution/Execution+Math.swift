@@ -300,7 +300,7 @@ extension Execution {
     @inline(__always) static func ppow(_ m: Machine, _ i: PreparedInstruction, _ n: Int = laneCount) {
         binary(m, i, n, KilnMath.pow)
     }
-    /// Exact: `quickFmod` eight lanes at a time, and the long division of significands for
+    /// Exact: `quickFmod` a group of lanes at a time, and the long division of significands for
     /// the lanes it cannot do (quotients of 2²³ and more, special values), computed from the
     /// group's operands before its result is stored — the destination may be an operand.
     /// Shader art's `fmod(angle, sector)` and `fmod(p, cell)` are all quick lanes. A scalar
@@ -314,7 +314,7 @@ extension Execution {
         groups(m, i, of: Float.self) { xs, ys in
             var (value, valid) = KilnMath.quickFmod(xs, ys)
             if !all(valid) {
-                for lane in 0..<8 where !valid[lane] { value[lane] = KilnMath.fmod(xs[lane], ys[lane]) }
+                for lane in 0..<FloatGroup.scalarCount where !valid[lane] { value[lane] = KilnMath.fmod(xs[lane], ys[lane]) }
             }
             return value
         }

@@ -84,7 +84,7 @@ enum KilnMath {
         return x.isNaN ? 0 : value
     }
 
-    /// `toInt32` on eight lanes, from the float's bits alone: the 24-bit significand
+    /// `toInt32` on a group of lanes, from the float's bits alone: the 24-bit significand
     /// shifted right by 23 − e (or left by e − 23) is |x| truncated, for every exponent e
     /// below 31; the sign negates it; |x| ≥ 2³¹ and ±∞ saturate and NaN gives 0.
     ///
@@ -95,45 +95,45 @@ enum KilnMath {
     /// (checked over all 2³² floats once; `ConversionGroupTests` sweeps a stride of them).
     /// Lane masks are made with arithmetic shifts (`allOnes`), not `.<`: the standard
     /// library builds an integer comparison's `SIMDMask` lane by lane, with a branch each.
-    @inline(__always) static func toInt32(_ x: SIMD8<Float>) -> SIMD8<UInt32> {
-        let bits = unsafeBitCast(x, to: SIMD8<Int32>.self)
+    @inline(__always) static func toInt32(_ x: LaneGroup<Float>) -> LaneGroup<UInt32> {
+        let bits = unsafeBitCast(x, to: LaneGroup<Int32>.self)
         let (magnitude, exponent, truncated) = truncatedMagnitude(bits, largestLeftShift: 7)
         let negative = bits &>> 31
         let value = ((truncated ^ negative) &- negative)                    // −truncated where negative
-        let saturated = SIMD8<Int32>(repeating: .max) ^ negative            // .min where negative
+        let saturated = LaneGroup<Int32>(repeating: .max) ^ negative            // .min where negative
         let large = allOnes(where: exponent, exceeds: 30)
         let nan = allOnes(where: magnitude, exceeds: 0x7F80_0000)
-        return unsafeBitCast(((value & ~large) | (saturated & large)) & ~nan, to: SIMD8<UInt32>.self)
+        return unsafeBitCast(((value & ~large) | (saturated & large)) & ~nan, to: LaneGroup<UInt32>.self)
     }
 
-    /// `toUInt32` on eight lanes, the same way: a shift of up to 8 to the left keeps a
+    /// `toUInt32` on a group of lanes, the same way: a shift of up to 8 to the left keeps a
     /// 24-bit significand inside 32 bits for every exponent below 32.
-    @inline(__always) static func toUInt32(_ x: SIMD8<Float>) -> SIMD8<UInt32> {
-        let bits = unsafeBitCast(x, to: SIMD8<Int32>.self)
+    @inline(__always) static func toUInt32(_ x: LaneGroup<Float>) -> LaneGroup<UInt32> {
+        let bits = unsafeBitCast(x, to: LaneGroup<Int32>.self)
         let (magnitude, exponent, truncated) = truncatedMagnitude(bits, largestLeftShift: 8)
         let large = allOnes(where: exponent, exceeds: 31)
         // Negative numbers (−0 included, whose truncation is 0 anyway) and NaN give 0.
         let zero = (bits &>> 31) | allOnes(where: magnitude, exceeds: 0x7F80_0000)
-        return unsafeBitCast((truncated | large) & ~zero, to: SIMD8<UInt32>.self)
+        return unsafeBitCast((truncated | large) & ~zero, to: LaneGroup<UInt32>.self)
     }
 
     /// |x| truncated to an integer for exponents up to 23 + `largestLeftShift` (larger ones
     /// are wrong and must be replaced), with |x|'s bits and x's unbiased exponent.
-    @inline(__always) private static func truncatedMagnitude(_ bits: SIMD8<Int32>, largestLeftShift: Int32)
-        -> (magnitude: SIMD8<Int32>, exponent: SIMD8<Int32>, truncated: SIMD8<Int32>) {
+    @inline(__always) private static func truncatedMagnitude(_ bits: LaneGroup<Int32>, largestLeftShift: Int32)
+        -> (magnitude: LaneGroup<Int32>, exponent: LaneGroup<Int32>, truncated: LaneGroup<Int32>) {
         let magnitude = bits & 0x7FFF_FFFF
         let exponent = (magnitude &>> 23) &- 127
         let significand = (bits & 0x7F_FFFF) | 0x80_0000
         // A right shift of 31 clears the significand: |x| < 1 (zero and subnormals too).
-        let right = pointwiseMax(pointwiseMin(23 &- exponent, SIMD8(repeating: 31)), SIMD8(repeating: 0))
-        let left = pointwiseMax(pointwiseMin(exponent &- 23, SIMD8(repeating: largestLeftShift)), SIMD8(repeating: 0))
+        let right = pointwiseMax(pointwiseMin(23 &- exponent, LaneGroup(repeating: 31)), LaneGroup(repeating: 0))
+        let left = pointwiseMax(pointwiseMin(exponent &- 23, LaneGroup(repeating: largestLeftShift)), LaneGroup(repeating: 0))
         return (magnitude, exponent, (significand &>> right) &<< left)
     }
 
     /// All ones in the lanes where `value > limit`, else zero (`limit − value` is negative
     /// exactly there; the callers' values and limits are far from overflowing).
-    @inline(__always) private static func allOnes(where value: SIMD8<Int32>, exceeds limit: Int32) -> SIMD8<Int32> {
-        (SIMD8(repeating: limit) &- value) &>> 31
+    @inline(__always) private static func allOnes(where value: LaneGroup<Int32>, exceeds limit: Int32) -> LaneGroup<Int32> {
+        (LaneGroup(repeating: limit) &- value) &>> 31
     }
 
     // MARK: fused multiply-add

@@ -37,7 +37,7 @@ extension KilnMath {
         return result
     }
 
-    /// `fmod(x, y)` the quick way, eight lanes at a time, for the lanes where it is exact.
+    /// `fmod(x, y)` the quick way, a group of lanes at a time, for the lanes where it is exact.
     /// With q = |x|/|y| rounded and t = ⌊q⌋, the fused `|x| − t·|y|` rounds once, and a
     /// remainder is always representable, so it is exact when t is the true quotient. Below
     /// 2²³, q is within half of the true quotient and every integer is representable, so
@@ -46,27 +46,27 @@ extension KilnMath {
     /// remainder instead. The sign is x's. `valid` is false for quotients of 2²³ and more and
     /// for NaN, ∞ and zero divisors or NaN and ∞ dividends; the caller uses `fmod` there.
     ///
-    /// Why SIMD8 and binary32: the lane loop this replaces (the same idea in binary64, one
+    /// Why a lane group and binary32: the lane loop this replaces (the same idea in binary64, one
     /// lane at a time) compiled to scalar divisions and a branch per condition — 84 % of a
     /// shader's time with 64 `fmod`s a pixel, 4.4× the `x − y·floor(x/y)` spelled out.
-    @inline(__always) static func quickFmod(_ x: SIMD8<Float>, _ y: SIMD8<Float>)
-        -> (value: SIMD8<Float>, valid: SIMDMask<SIMD8<Int32>>) {
-        let signBit = SIMD8<UInt32>(repeating: 0x8000_0000)
-        let xBits = unsafeBitCast(x, to: SIMD8<UInt32>.self)
-        let ax = unsafeBitCast(xBits & ~signBit, to: SIMD8<Float>.self)
-        let ay = unsafeBitCast(unsafeBitCast(y, to: SIMD8<UInt32>.self) & ~signBit, to: SIMD8<Float>.self)
+    @inline(__always) static func quickFmod(_ x: LaneGroup<Float>, _ y: LaneGroup<Float>)
+        -> (value: LaneGroup<Float>, valid: SIMDMask<LaneGroup<Int32>>) {
+        let signBit = LaneGroup<UInt32>(repeating: 0x8000_0000)
+        let xBits = unsafeBitCast(x, to: LaneGroup<UInt32>.self)
+        let ax = unsafeBitCast(xBits & ~signBit, to: LaneGroup<Float>.self)
+        let ay = unsafeBitCast(unsafeBitCast(y, to: LaneGroup<UInt32>.self) & ~signBit, to: LaneGroup<Float>.self)
         let q = ax / ay
         // q < 2²³ is false for NaN and ∞ (a NaN or ∞ x, a NaN or zero y); an ∞ y gives q = 0.
         let valid = (q .< 0x1p23) .& (ay .< .infinity)
         let quotient = q.replacing(with: 0, where: .!valid)
-        let magic = SIMD8<Float>(repeating: 0x1p23)
+        let magic = LaneGroup<Float>(repeating: 0x1p23)
         var t = (quotient + magic) - magic                      // the nearest integer
         t.replace(with: t - 1, where: t .> quotient)           // truncated
         var remainder = ax.addingProduct(-t, ay)
         remainder.replace(with: ax.addingProduct(1 - t, ay), where: remainder .< 0)
         remainder.replace(with: 0, where: .!valid)
-        let value = unsafeBitCast(unsafeBitCast(remainder, to: SIMD8<UInt32>.self) | (xBits & signBit),
-                                  to: SIMD8<Float>.self)
+        let value = unsafeBitCast(unsafeBitCast(remainder, to: LaneGroup<UInt32>.self) | (xBits & signBit),
+                                  to: LaneGroup<Float>.self)
         return (value, valid)
     }
 
