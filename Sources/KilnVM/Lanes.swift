@@ -39,7 +39,7 @@ public enum BatchTile {
 /// CPU that has it; README "CPU level") takes sixteen 32-bit lanes a step, every other build
 /// eight: on AVX2 a sixteen-lane group is two registers and measured 1.0–1.5× slower
 /// (starfield worst: its sines' polynomials run out of registers), on AVX-512 it is
-/// 1.35–1.45× faster than eight lanes (docs/vm.md, "The group width"). Lanes never see
+/// 1.2–1.6× faster than eight lanes (docs/vm.md, "The group width"). Lanes never see
 /// their neighbours in a group, so the width changes no bit of any result.
 #if KILN_X86_64_V4
 typealias LaneGroup<Scalar: SIMDScalar> = SIMD16<Scalar>

@@ -314,7 +314,9 @@ extension Execution {
         groups(m, i, of: Float.self) { xs, ys in
             var (value, valid) = KilnMath.quickFmod(xs, ys)
             if !all(valid) {
-                for lane in 0..<FloatGroup.scalarCount where !valid[lane] { value[lane] = KilnMath.fmod(xs[lane], ys[lane]) }
+                for lane in 0..<FloatGroup.scalarCount where !valid[lane] {
+                    value[lane] = KilnMath.fmod(xs[lane], ys[lane])
+                }
             }
             return value
         }

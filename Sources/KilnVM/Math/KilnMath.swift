@@ -100,7 +100,7 @@ enum KilnMath {
         let (magnitude, exponent, truncated) = truncatedMagnitude(bits, largestLeftShift: 7)
         let negative = bits &>> 31
         let value = ((truncated ^ negative) &- negative)                    // −truncated where negative
-        let saturated = LaneGroup<Int32>(repeating: .max) ^ negative            // .min where negative
+        let saturated = LaneGroup<Int32>(repeating: .max) ^ negative        // .min where negative
         let large = allOnes(where: exponent, exceeds: 30)
         let nan = allOnes(where: magnitude, exceeds: 0x7F80_0000)
         return unsafeBitCast(((value & ~large) | (saturated & large)) & ~nan, to: LaneGroup<UInt32>.self)
