@@ -14,6 +14,8 @@ import Testing
         #expect(plasma["kind"] as? String == "kernel")
         #expect(plasma["width"] as? Int == 32 && plasma["height"] as? Int == 16)
         #expect((plasma["frames"] as? Int ?? 0) >= 3)
+        // The tests run the portable debug build; `make bench` runs the v4 or v3 one.
+        #expect(plasma["build"] as? String == "portable")
         let milliseconds = try #require(plasma["ms_per_frame"] as? Double)
         #expect(milliseconds > 0)
         let fps = try #require(plasma["frames_per_s"] as? Double)

@@ -124,12 +124,14 @@ struct BenchShaderCommand: ParsableCommand {
                             "first_frame_ms": JSONText.rounded(first * 1e3, digits: 3),
                             "instructions_per_pixel": JSONText.rounded(perPixel, digits: 2),
                             "uniform_share": JSONText.rounded(uniformShare, digits: 4),
-                            "work_per_pixel": JSONText.rounded(workPerPixel, digits: 2), "frames": samples.count])
+                            "work_per_pixel": JSONText.rounded(workPerPixel, digits: 2), "frames": samples.count,
+                            // Which build measured: v4's lane loops take twice v3's lanes a step.
+                            "build": Kiln.cpuLevel])
         }
         if json {
             Console.current.line(JSONText.serialize(inspect ? ["frames": records, "inspect": inspectRecords] as Any : records))
         } else {
-            Console.current.line("kiln bench shader: \(workers) threads, ≥ \(seconds) s per function, no PNG encoding")
+            Console.current.line("kiln bench shader: \(Kiln.cpuLevel) build, \(workers) threads, ≥ \(seconds) s per function, no PNG encoding")
             Console.current.write(table.text)
             Console.current.line("(instructions/pixel: lane-instructions over all batches ÷ pixels, helper and masked lanes "
                                  + "included; uniform: the share of them the VM ran once per batch and broadcast; "

@@ -106,7 +106,7 @@ struct BenchThroughputCommand: ParsableCommand {
         renderer.pairFusion = !noFusion
         let console = Console.current
         if !json {
-            console.line("kiln bench: \(workerCount) thread\(workerCount == 1 ? "" : "s"), ≥ \(Format.fixed(seconds, 1)) s per measurement, shaders from \(folder)")
+            console.line("kiln bench: \(Kiln.cpuLevel) build, \(workerCount) thread\(workerCount == 1 ? "" : "s"), ≥ \(Format.fixed(seconds, 1)) s per measurement, shaders from \(folder)")
         }
         var results: [Result] = []
         for size in try parsedSizes() {
