@@ -23,8 +23,10 @@ V3_FLAGS     := -Xswiftc -target-cpu -Xswiftc haswell -Xcc -DKILN_REQUIRE_X86_64
 # registers too: Intel CPUs' tuning prefers 256 bits there unless told otherwise.
 V4_FLAGS     := -Xswiftc -target-cpu -Xswiftc skylake-avx512 -Xswiftc -DKILN_X86_64_V4 \
                 -Xcc -Xclang -Xcc -target-feature -Xcc -Xclang -Xcc -prefer-256-bit -Xcc -DKILN_REQUIRE_X86_64_V4
-LEVEL_FLAGS  := $(if $(filter v4,$(CPU_LEVEL)),$(V4_FLAGS),$(V3_FLAGS))
-LEVEL_DIR    := .build-$(if $(filter v4,$(CPU_LEVEL)),v4,v3)
+# Anything but v4 means v3.
+LEVEL        := $(if $(filter v4,$(CPU_LEVEL)),v4,v3)
+LEVEL_FLAGS  := $(if $(filter v4,$(LEVEL)),$(V4_FLAGS),$(V3_FLAGS))
+LEVEL_DIR    := .build-$(LEVEL)
 ifeq ($(PORTABLE)$(ARCH),x86_64)
 BUILD_DIR    := $(LEVEL_DIR)
 CPU_FLAGS    := $(LEVEL_FLAGS)
@@ -156,7 +158,7 @@ test-e2e: e2e-deps postgres
 	$(SWIFT) build --product kiln
 ifeq ($(ARCH),x86_64)
 	$(SWIFT) build -c release --product kiln --scratch-path $(LEVEL_DIR) $(LEVEL_FLAGS) $(STATIC_FLAGS) $(METADATA_FLAGS)
-	KILN_TEST_POSTGRES="$$(bash tools/postgres.sh url)" KILN_BIN=$(CURDIR)/.build/debug/kiln KILN_CPU_BIN=$(CURDIR)/$(LEVEL_DIR)/release/kiln KILN_CPU_LEVEL=$(CPU_LEVEL) python3 -m pytest -q Tests/e2e
+	KILN_TEST_POSTGRES="$$(bash tools/postgres.sh url)" KILN_BIN=$(CURDIR)/.build/debug/kiln KILN_CPU_BIN=$(CURDIR)/$(LEVEL_DIR)/release/kiln KILN_CPU_LEVEL=$(LEVEL) python3 -m pytest -q Tests/e2e
 else
 	KILN_TEST_POSTGRES="$$(bash tools/postgres.sh url)" KILN_BIN=$(CURDIR)/.build/debug/kiln python3 -m pytest -q Tests/e2e
 endif
