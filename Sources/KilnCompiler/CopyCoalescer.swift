@@ -36,6 +36,7 @@ enum CopyCoalescer {
             }
             let homeUnit = state.registerUnit[home]
             var clear = true
+            let unitOf = state.registerUnit
             for between in (definition + 1)..<index {
                 let instruction = state.body[between]
                 if instruction.isDebug { continue }
@@ -44,14 +45,17 @@ enum CopyCoalescer {
                 case .jump, .conditionalJump, .none: clear = false
                 default: break
                 }
-                let touched = instruction.reads + (instruction.writes.map { [$0] } ?? [])
+                // Group instructions name a whole register group by its first member.
+                let byGroup: Bool
                 switch instruction.opcode.shape {
-                case .loadRegisterArray, .storeRegisterArray, .texture, .textureSize, .textureWrite:
-                    // These name a whole register group by its first member.
-                    if touched.contains(where: { $0 >= 0 && state.registerUnit[$0] == homeUnit }) { clear = false }
-                default:
-                    if touched.contains(home) { clear = false }
+                case .loadRegisterArray, .storeRegisterArray, .texture, .textureSize, .textureWrite: byGroup = true
+                default: byGroup = false
                 }
+                func touches(_ register: VirtualRegister) -> Bool {
+                    byGroup ? register >= 0 && unitOf[register] == homeUnit : register == home
+                }
+                instruction.forEachRead { if touches($0) { clear = false } }
+                if let written = instruction.writes, touches(written) { clear = false }
                 if !clear { break }
             }
             guard clear else { continue }

@@ -81,19 +81,6 @@ struct IRInstruction {
         }
     }
 
-    /// Virtual registers the instruction reads.
-    var reads: [VirtualRegister] {
-        if isMarker { return [] }
-        switch opcode.shape {
-        case .none, .destConstant, .destArgument, .jump, .textureSize: return []
-        case .unary, .loadBuffer, .loadConstantArray: return [b]
-        case .binary, .texture, .loadRegisterArray: return [b, c]
-        case .ternary: return [b, c, d]
-        case .storeRegisterArray, .textureWrite: return [a, b, c, d]
-        case .conditionalJump: return [a]
-        }
-    }
-
     /// The virtual register the instruction writes, if any.
     var writes: VirtualRegister? {
         if isMarker { return nil }
