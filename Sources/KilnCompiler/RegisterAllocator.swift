@@ -55,21 +55,24 @@ struct RegisterAllocator {
         // Local copies: in a debug build each `state.units[unit]` here copied the whole
         // lowering state, seconds for a function of a thousand loops.
         let isPrologue = state.units.map(\.isPrologue), isGroup = state.units.map { $0.size > 1 }
-        var changed = true
-        while changed {
-            changed = false
-            for (head, edge) in backEdges {
-                for unit in 0..<unitCount where end[unit] >= 0 && !isPrologue[unit] {
-                    let occursInside = end[unit] >= head && start[unit] <= edge
-                    guard occursInside else { continue }
-                    let carried = definitions[unit] > 1 || isGroup[unit] || firstRead[unit] <= firstDefinition[unit]
-                    if start[unit] < head && end[unit] < edge {
-                        end[unit] = edge; changed = true
-                    }
-                    if carried && (start[unit] > head || end[unit] < edge) {
-                        start[unit] = min(start[unit], head)
-                        end[unit] = max(end[unit], edge)
-                        changed = true
+        func isCarried(_ unit: Int) -> Bool {
+            definitions[unit] > 1 || isGroup[unit] || firstRead[unit] <= firstDefinition[unit]
+        }
+        if backEdges.count > LoopNest.minimumLoops, let nest = LoopNest(backEdges, positions: prologueCount + 1 + state.body.count) {
+            for unit in 0..<unitCount where end[unit] >= 0 && !isPrologue[unit] {
+                nest.stretch(start: &start[unit], end: &end[unit], carried: isCarried(unit))
+            }
+        } else {
+            // A few loops (most shaders: unrolled loops leave none), or loops that overlap
+            // without nesting (no lowering makes them): every loop against every unit until
+            // nothing changes.
+            var changed = true
+            while changed {
+                changed = false
+                for (head, edge) in backEdges {
+                    for unit in 0..<unitCount where end[unit] >= head && start[unit] <= edge && !isPrologue[unit] {
+                        changed = LoopNest.stretch(start: &start[unit], end: &end[unit], carried: isCarried(unit),
+                                                   head: head, edge: edge) || changed
                     }
                 }
             }
@@ -86,6 +89,83 @@ struct RegisterAllocator {
         self.end = end
         self.uniformRegisterCount = uniformCount
         self.registerCount = max(placement.highest, uniformCount)
+    }
+
+    /// The loops of the body as a nesting forest — the back edges' spans `head...edge`, which
+    /// structured control flow makes nested or disjoint — with the innermost loop around
+    /// every position, so a unit's interval is stretched by walking out from its two ends
+    /// through the loops around them instead of by testing every loop against every unit
+    /// until nothing changes (quadratic: 3 s for a function of 4000 loops in a loop).
+    ///
+    /// The result is the same: the stretch rules only grow an interval and are monotone, so
+    /// every order of applying them reaches the same least fixed point; and a loop that
+    /// contains neither end of an interval either misses it or lies inside it, where
+    /// neither rule changes anything.
+    struct LoopNest {
+        /// Up to this many loops the plain fixed point is cheaper than building the nest
+        /// (with the nest for every function, compiling the example and benchmark shaders
+        /// took 0.9 % more instructions); both give the same intervals.
+        static let minimumLoops = 16
+
+        private var heads: [Int] = [], edges: [Int] = [], parent: [Int] = []
+        /// Per position, the innermost loop whose span holds it, or -1.
+        private var innermost: [Int32]
+
+        /// Nil when two loops overlap without one containing the other.
+        init?(_ backEdges: [(head: Int, edge: Int)], positions: Int) {
+            innermost = Array(repeating: -1, count: backEdges.isEmpty ? 0 : positions)
+            guard !backEdges.isEmpty else { return }
+            // Outer loops first: by head, and the longer of two with the same head first.
+            let sorted = backEdges.sorted { ($0.head, -$0.edge) < ($1.head, -$1.edge) }
+            var open: [Int] = []
+            var next = 0
+            for position in 0..<positions {
+                while let top = open.last, edges[top] < position { open.removeLast() }
+                while next < sorted.count && sorted[next].head == position {
+                    let (head, edge) = sorted[next]
+                    if let top = open.last, edges[top] < edge { return nil }
+                    heads.append(head); edges.append(edge); parent.append(open.last ?? -1)
+                    open.append(heads.count - 1)
+                    next += 1
+                }
+                innermost[position] = Int32(open.last ?? -1)
+            }
+            guard next == sorted.count else { return nil }
+        }
+
+        /// Grows `start...end` until no loop around either end stretches it further.
+        func stretch(start: inout Int, end: inout Int, carried: Bool) {
+            var changed = true
+            while changed {
+                changed = false
+                for side in 0..<2 {
+                    let position = side == 0 ? end : start
+                    var loop = position >= 0 && position < innermost.count ? Int(innermost[position]) : -1
+                    while loop >= 0 {
+                        changed = Self.stretch(start: &start, end: &end, carried: carried,
+                                               head: heads[loop], edge: edges[loop]) || changed
+                        loop = parent[loop]
+                    }
+                }
+            }
+        }
+
+        /// The two rules for one loop `head...edge`: a unit live into the loop from before
+        /// it stays live to the back edge; a unit whose value flows around the back edge
+        /// (`carried`: written more than once, a group, or read before it is written)
+        /// covers the whole loop. Returns whether the interval grew.
+        @inline(__always)
+        static func stretch(start: inout Int, end: inout Int, carried: Bool, head: Int, edge: Int) -> Bool {
+            guard end >= head && start <= edge else { return false }
+            var grew = false
+            if start < head && end < edge { end = edge; grew = true }
+            if carried && (start > head || end < edge) {
+                start = min(start, head)
+                end = max(end, edge)
+                grew = true
+            }
+            return grew
+        }
     }
 
     /// First and last occurrence of each unit, its definition count and first definition and
