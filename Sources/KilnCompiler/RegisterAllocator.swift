@@ -95,7 +95,7 @@ struct RegisterAllocator {
     /// structured control flow makes nested or disjoint — with the innermost loop around
     /// every position, so a unit's interval is stretched by walking out from its two ends
     /// through the loops around them instead of by testing every loop against every unit
-    /// until nothing changes (quadratic: 3 s for a function of 4000 loops in a loop).
+    /// until nothing changes (quadratic: 5.7 s for a 977-KB function of 10 000 loops in a loop).
     ///
     /// The result is the same: the stretch rules only grow an interval and are monotone, so
     /// every order of applying them reaches the same least fixed point; and a loop that

@@ -1,3 +1,4 @@
+import KilnTestSupport
 import Testing
 @testable import KilnCompiler
 
@@ -6,22 +7,9 @@ import Testing
 /// intervals of the plain fixed point — every loop against every interval until nothing
 /// changes — which it replaced because that was quadratic in the number of loops.
 @Suite struct LoopNestTests {
-    /// A deterministic generator (SplitMix64), so a failure names a seed that reproduces it.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     /// Random structured loops over `positions`: opened and closed like brackets, two
     /// sometimes sharing a head (a second back edge to the same label).
-    static func loops(positions: Int, random: inout Random) -> [(head: Int, edge: Int)] {
+    static func loops(positions: Int, random: inout SeededRandom) -> [(head: Int, edge: Int)] {
         var open: [Int] = [], loops: [(head: Int, edge: Int)] = []
         for position in 0..<positions {
             switch random.below(6) {
@@ -48,7 +36,7 @@ import Testing
 
     @Test(arguments: 0..<40)
     func theNestStretchesIntervalsAsTheFixedPointDoes(seed: Int) throws {
-        var random = Random(state: UInt64(seed))
+        var random = SeededRandom(state: UInt64(seed))
         let positions = 20 + random.below(300)
         let loops = Self.loops(positions: positions, random: &random)
         let nest = try #require(RegisterAllocator.LoopNest(loops, positions: positions))
