@@ -156,8 +156,10 @@ postgres-stop:
 # renders the portable build's bytes (Tests/e2e/test_cpu_level.py; KILN_CPU_BIN).
 test-e2e: e2e-deps postgres
 	$(SWIFT) build --product kiln
+	$(SWIFT) build --product kiln-cli
 ifeq ($(ARCH),x86_64)
 	$(SWIFT) build -c release --product kiln --scratch-path $(LEVEL_DIR) $(LEVEL_FLAGS) $(STATIC_FLAGS) $(METADATA_FLAGS)
+	$(SWIFT) build -c release --product kiln-cli --scratch-path $(LEVEL_DIR) $(LEVEL_FLAGS) $(STATIC_FLAGS) $(METADATA_FLAGS)
 	KILN_TEST_POSTGRES="$$(bash tools/postgres.sh url)" KILN_BIN=$(CURDIR)/.build/debug/kiln KILN_CPU_BIN=$(CURDIR)/$(LEVEL_DIR)/release/kiln KILN_CPU_LEVEL=$(LEVEL) python3 -m pytest -q Tests/e2e
 else
 	KILN_TEST_POSTGRES="$$(bash tools/postgres.sh url)" KILN_BIN=$(CURDIR)/.build/debug/kiln python3 -m pytest -q Tests/e2e

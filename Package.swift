@@ -3,7 +3,9 @@ import PackageDescription
 
 /// Kiln: a shader compile-and-preview server.
 /// Modules run one way down the pipeline:
-/// KilnLanguage → KilnCompiler → KilnBytecode ← KilnVM → KilnRender → KilnCLI → kiln.
+/// KilnLanguage → KilnCompiler → KilnBytecode ← KilnVM → KilnRender → KilnCLI → kiln-cli,
+/// and KilnCompiler → KilnCompileTool → kiln (plain compiles; everything else is handed to
+/// kiln-cli, so a compile loads neither Foundation nor the server's C libraries).
 /// The compiler and the VM never import each other; they meet in KilnBytecode.
 /// Release builds of the modules a `kiln compile` runs through ask for generic type
 /// metadata with direct accessor calls instead of mangled type names: instantiating a
@@ -37,6 +39,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "kiln", targets: ["kiln"]),
+        .executable(name: "kiln-cli", targets: ["kiln-cli"]),
         .library(name: "KilnCompiler", targets: ["KilnCompiler"]),
         .library(name: "KilnVM", targets: ["KilnVM"]),
     ],
@@ -57,7 +60,10 @@ let package = Package(
         .target(name: "CKilnCPU"),
         .target(name: "KilnBytecode", swiftSettings: startup),
         .target(name: "KilnLanguage", swiftSettings: optimized),
-        .target(name: "KilnCompiler", dependencies: ["KilnLanguage", "KilnBytecode", "CKiln"], swiftSettings: optimized),
+        .target(name: "KilnCompiler", dependencies: ["KilnLanguage", "KilnBytecode"], swiftSettings: optimized),
+        // The JSON the server and `kiln compile --json` write (Foundation): kept out of
+        // KilnCompiler so the `kiln` executable's compile path links no Foundation.
+        .target(name: "KilnJSON", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode"]),
         .target(name: "KilnVM", dependencies: ["KilnBytecode"], swiftSettings: optimized),
         .target(name: "KilnRender", dependencies: ["KilnVM", "KilnBytecode", "CKiln"], swiftSettings: optimized),
         // Scenes: a declarative layer stack (camera, sources, slotted layers) composited with caching.
@@ -70,13 +76,20 @@ let package = Package(
         .target(name: "KilnStorage", dependencies: ["CKiln", .product(name: "GRDB", package: "GRDB.swift"),
                                                     .product(name: "PostgresNIO", package: "postgres-nio")]),
         // Sessions, protocol, compile cache, frame scheduling, limits, metrics.
-        .target(name: "KilnServer", dependencies: ["KilnWebSockets", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnVM", "KilnScene", "KilnStorage"]),
+        .target(name: "KilnServer", dependencies: ["KilnWebSockets", "KilnJSON", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnVM", "KilnScene", "KilnStorage"]),
+        // `kiln compile` and what it needs, without the server's libraries: the `kiln`
+        // executable runs plain compiles with only this linked (CommandLauncher).
+        // No Foundation, no ArgumentParser, no C library: start-up is most of a compile.
+        .target(name: "KilnCompileTool", dependencies: ["KilnLanguage", "KilnCompiler", "KilnBytecode"], swiftSettings: startup),
         .target(name: "KilnCLI", dependencies: [
-            "CKilnCPU", "KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnRender", "KilnServer", "KilnWebSockets", "KilnScene",
+            "CKilnCPU", "KilnCompileTool", "KilnJSON", "KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnRender", "KilnServer", "KilnWebSockets", "KilnScene",
             "KilnStorage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: startup),
-        .executableTarget(name: "kiln", dependencies: ["KilnCLI"], linkerSettings: exportNothing),
+        // Two executables (CommandLauncher): `kiln` compiles and hands every other command
+        // line to `kiln-cli`, installed beside it.
+        .executableTarget(name: "kiln", dependencies: ["CKilnCPU", "KilnCompileTool"], linkerSettings: exportNothing),
+        .executableTarget(name: "kiln-cli", dependencies: ["KilnCLI"], linkerSettings: exportNothing),
         // libFuzzer target over the whole compile + verify pipeline (see README "Fuzzing").
         // A normal build makes a corpus-replay tool; `-DFUZZING -sanitize=fuzzer` makes the fuzzer.
         .executableTarget(name: "KilnFuzz", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnVM"]),
@@ -84,15 +97,15 @@ let package = Package(
         .target(name: "KilnTestSupport", path: "Tests/KilnTestSupport"),
         .testTarget(name: "KilnLanguageTests", dependencies: ["KilnLanguage", "KilnTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "KilnBytecodeTests", dependencies: ["KilnBytecode", "KilnTestSupport"], exclude: ["Golden"]),
-        .testTarget(name: "KilnCompilerTests", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnTestSupport"]),
+        .testTarget(name: "KilnCompilerTests", dependencies: ["KilnCompiler", "KilnJSON", "CKiln", "KilnLanguage", "KilnBytecode", "KilnTestSupport"]),
         .testTarget(name: "KilnVMTests", dependencies: ["KilnVM", "KilnBytecode", "KilnCompiler", "KilnTestSupport"]),
         .testTarget(name: "KilnRenderTests", dependencies: ["KilnRender", "KilnVM", "KilnCompiler", "KilnBytecode", "KilnLanguage", "KilnTestSupport"],
                     exclude: ["Golden", "Fixtures"]),
-        .testTarget(name: "KilnSceneTests", dependencies: ["KilnScene", "KilnRender", "KilnVM", "KilnServer", "KilnCLI", "KilnTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "KilnSceneTests", dependencies: ["KilnScene", "KilnRender", "KilnVM", "KilnServer", "KilnCLI", "KilnCompileTool", "KilnTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "KilnIntegrationTests", dependencies: ["KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnTestSupport"]),
-        .testTarget(name: "KilnServerTests", dependencies: ["KilnServer", "KilnWebSockets", "KilnBytecode", "KilnLanguage", "KilnCompiler", "KilnVM", "KilnStorage", "KilnTestSupport"]),
+        .testTarget(name: "KilnServerTests", dependencies: ["KilnServer", "KilnJSON", "KilnWebSockets", "KilnBytecode", "KilnLanguage", "KilnCompiler", "KilnVM", "KilnStorage", "KilnTestSupport"]),
         .testTarget(name: "KilnStorageTests", dependencies: ["KilnStorage", "KilnTestSupport"]),
-        .testTarget(name: "KilnCLITests", dependencies: ["KilnCLI", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "KilnCLITests", dependencies: ["KilnCLI", "KilnCompileTool", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnTestSupport"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v5]
 )

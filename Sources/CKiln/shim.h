@@ -1,5 +1,6 @@
 // The system libraries Kiln uses, seen from Swift. Only the module that wraps a
-// library imports CKiln: KilnCompiler (SHA-256), KilnRender (PNG).
+// library imports CKiln: KilnStorage (SHA-256 of shares and content), KilnRender (PNG);
+// the compiler has its own SHA-256, so the `kiln` executable links none of them.
 #include <openssl/sha.h>
 #include <openssl/evp.h>
 #include <png.h>

@@ -1,3 +1,4 @@
+import KilnCompileTool
 /// Parses `--arg name=value` options into component lists by argument name.
 ///
 /// Accepted values:

@@ -1,15 +1,14 @@
 import ArgumentParser
-import Foundation
-import KilnBytecode
-import KilnCompiler
-import KilnLanguage
+import KilnCompileTool
+import KilnJSON
 
 /// `kiln compile FILE… [-o out.kilnlib] [--json]`
 ///
 /// Compiles one or more shader files into one library. Diagnostics go to stderr in
 /// clang's format (coloured on a terminal); any error means exit status 1 and no
 /// library. With `--json`, stdout gets one JSON object describing the diagnostics, the
-/// entry functions and the library.
+/// entry functions and the library. The work is `CompileJob`'s, which the `kiln`
+/// executable also runs on its own for plain command lines (`QuickCompileArguments`).
 struct CompileCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compile",
@@ -33,32 +32,12 @@ struct CompileCommand: ParsableCommand {
     @Option(name: [.customShort("I"), .customLong("include-directory")], help: "A folder #include searches after the including file's own (repeatable).")
     var includeDirectories: [String] = []
 
-    func run() throws {
-        let sources = try ShaderSources.load(files, includeDirectories: includeDirectories)
-        let result = ShaderBuild.compile(sources.files, searchPaths: sources.searchPaths, printDiagnostics: !json)
-        var libraryBytes: [UInt8]?
-        if let library = result.library {
-            let bytes = LibraryWriter.encode(library)
-            libraryBytes = bytes
-            if let path = outputPath {
-                try ShaderBuild.write(bytes, to: path)
-            }
-        }
-        if json {
-            Console.current.line(CompileReport.json(result: result, libraryBytes: libraryBytes))
-        }
-        if result.library == nil {
-            throw ExitCode.failure
-        }
+    /// The compile these options describe.
+    var job: CompileJob {
+        CompileJob(files: files, output: output, json: json, includeDirectories: includeDirectories)
     }
 
-    /// The library's path: `-o`, or `<first file>.kilnlib` in the current directory
-    /// unless only a JSON report was asked for.
-    var outputPath: String? {
-        if let output { return output }
-        if json { return nil }
-        let first = files.first { !ShaderSources.isHeader($0) } ?? files[0]
-        let base = ((first as NSString).lastPathComponent as NSString).deletingPathExtension
-        return base + ".kilnlib"
+    func run() throws {
+        try job.run(jsonReport: CompileReport.json(result:libraryBytes:))
     }
 }

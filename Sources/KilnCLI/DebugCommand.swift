@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KilnBytecode
+import KilnCompileTool
 import KilnLanguage
 import KilnRender
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import KilnBytecode
+import KilnCompileTool
 
 /// `kiln disasm FILE.kilnlib | FILE.metal…`
 ///

@@ -1,4 +1,5 @@
 import ArgumentParser
+import KilnCompileTool
 
 /// An output size given as `WxH` (e.g. `512x256`).
 struct ImageSize: ExpressibleByArgument, Equatable, CustomStringConvertible {

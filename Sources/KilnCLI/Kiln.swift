@@ -1,11 +1,13 @@
 import ArgumentParser
 import CKilnCPU
+import KilnCompileTool
 import KilnCompiler
+import KilnJSON
 
 /// The `kiln` command: compile, inspect, render and benchmark shaders written in the
 /// Kiln subset of the Metal Shading Language.
 ///
-/// The executable target only calls `Kiln.main()`; every command lives in this library
+/// The `kiln-cli` executable only calls `Kiln.start()`; every command lives in this library
 /// so tests can run them in-process with `Kiln.run(arguments:)`.
 public struct Kiln: ParsableCommand {
     public static let configuration = CommandConfiguration(
@@ -24,15 +26,15 @@ public struct Kiln: ParsableCommand {
 
     public init() {}
 
-    /// The `kiln` executable's entry point: plain `kiln compile` command lines
-    /// (`QuickCompileArguments`) run without ArgumentParser's reflection, everything else
-    /// as `main()` runs it.
+    /// The `kiln-cli` executable's entry point: plain compile command lines (the `--json`
+    /// ones, which the `kiln` executable hands over) run without ArgumentParser's
+    /// reflection (`QuickCompileArguments`), everything else as `main()` runs it.
     public static func start() {
-        guard let command = QuickCompileArguments.parse(Array(CommandLine.arguments.dropFirst())) else {
+        guard let job = QuickCompileArguments.parse(Array(CommandLine.arguments.dropFirst())) else {
             return main()
         }
         do {
-            try command.run()
+            try job.run(jsonReport: CompileReport.json(result:libraryBytes:))
         } catch {
             exit(withError: error)
         }

@@ -1,3 +1,4 @@
+import KilnCompileTool
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal (so logs
 /// and pipes get no control characters).
 struct ProgressBar {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KilnBytecode
+import KilnCompileTool
 import KilnRender
 
 /// `kiln render FILE(.metal|.kilnlib) [--function NAME] --size WxH --content … -o out.png|out/`

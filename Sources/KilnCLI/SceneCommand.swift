@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KilnCompileTool
 import KilnRender
 import KilnScene
 import KilnServer

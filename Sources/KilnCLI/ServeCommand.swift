@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import KilnCompileTool
 import KilnServer
 import KilnStorage
 import KilnWebSockets

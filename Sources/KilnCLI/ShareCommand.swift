@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KilnCompileTool
 import KilnWebSockets
 
 /// `kiln share FILE… [--server URL] [--function F] [--arg N=V] [--time T] [--size N] [--content C]`

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import KilnBytecode
+import KilnCompileTool
 import KilnCompiler
+import KilnJSON
 import KilnRender
 import KilnVM
 
@@ -46,7 +48,7 @@ struct TestCommand: ParsableCommand {
         let manifestPath = manifest ?? folder.appendingPathComponent("kiln-test.json").path
         let data = try ShaderSources.readData(manifestPath, limit: ShaderSources.Limits().maxFileBytes)
         let cases: [GoldenCheck.Case]
-        do { cases = try GoldenCheck.cases(fromJSON: data) } catch { throw CommandFailure("\(manifestPath): \(error.message)") }
+        do { cases = try GoldenCheck.cases(fromJSON: Data(data)) } catch { throw CommandFailure("\(manifestPath): \(error.message)") }
         let goldens = folder.appendingPathComponent("golden"), failures = folder.appendingPathComponent("failures")
         var libraries: [String: Library] = [:]
         var table = TextTable([("case", .left), ("result", .left), ("size", .left), ("max diff", .right),
@@ -94,7 +96,7 @@ struct TestCommand: ParsableCommand {
                 }
             } catch let error as CommandFailure {
                 (result, note) = ("FAIL", error.message)
-            } catch let exit as ExitCode where exit == .failure {
+            } catch is CompileFailed {
                 (result, note) = ("FAIL", "\(testCase.shader) does not compile")
             } catch {
                 (result, note) = ("FAIL", "\(error)")

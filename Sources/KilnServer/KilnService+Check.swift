@@ -1,6 +1,7 @@
 import Foundation
 import KilnBytecode
 import KilnCompiler
+import KilnJSON
 import KilnLanguage
 import KilnRender
 import KilnWebSockets

@@ -1,5 +1,6 @@
 import Foundation
 import KilnCompiler
+import KilnJSON
 import KilnLanguage
 import KilnStorage
 import KilnWebSockets

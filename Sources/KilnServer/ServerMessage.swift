@@ -1,5 +1,6 @@
 import Foundation
 import KilnCompiler
+import KilnJSON
 
 /// A JSON message from the server to a live client (docs/protocol.md, "Messages from the
 /// server"). `json` is the only place replies are spelled.

@@ -1,4 +1,5 @@
-// The `kiln` executable: only an entry point; the commands live in KilnCLI.
-import KilnCLI
+// The `kiln` executable: plain `kiln compile` command lines, and a hand-over to `kiln-cli`
+// for everything else (CommandLauncher says why there are two executables).
+import KilnCompileTool
 
-Kiln.start()
+CommandLauncher.start(otherCommandsIn: "kiln-cli")

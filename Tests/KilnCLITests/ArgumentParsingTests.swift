@@ -1,5 +1,6 @@
 import Testing
 @testable import KilnCLI
+import KilnCompileTool
 
 @Suite("argument values and sizes")
 struct ArgumentParsingTests {

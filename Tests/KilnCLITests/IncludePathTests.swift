@@ -2,6 +2,7 @@ import Foundation
 import KilnBytecode
 import Testing
 @testable import KilnCLI
+@testable import KilnCompileTool
 
 /// A project laid out as SwiftUI shader collections lay theirs out: effects in nested
 /// folders, shared headers reached with `../` paths and through `-I` folders.

@@ -2,6 +2,7 @@ import Foundation
 import KilnLanguage
 import Testing
 @testable import KilnCLI
+@testable import KilnCompileTool
 
 /// `kiln bench`'s native references compute the benchmark shaders exactly: a VM frame and
 /// its native twin are the same bytes. Sizes that are not multiples of eight exercise the

@@ -3,6 +3,7 @@ import KilnBytecode
 import KilnTestSupport
 import Testing
 @testable import KilnCLI
+@testable import KilnCompileTool
 
 /// Shader projects laid out and written as public SwiftUI shader collections are
 /// (`Tests/Projects/`): every `.metal` file compiles unchanged, and every stitchable or kernel entry

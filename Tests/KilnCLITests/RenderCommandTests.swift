@@ -2,6 +2,7 @@ import Foundation
 import KilnRender
 import Testing
 @testable import KilnCLI
+@testable import KilnCompileTool
 
 @Suite("kiln render")
 struct RenderCommandTests {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import KilnCompiler
+import KilnJSON
+import Testing
 
 /// `CompactJSON` writes what `JSONSerialization` writes (with `.withoutEscapingSlashes`),
 /// keys aside: same numbers, same escapes, and the same value when read back.

@@ -3,6 +3,7 @@ import Foundation
 import KilnRender
 import Testing
 @testable import KilnCLI
+import KilnCompileTool
 
 /// `kiln scene FILE -o out.png` (SceneCommand; registered in Kiln.swift's subcommands).
 @Suite struct SceneCommandTests {

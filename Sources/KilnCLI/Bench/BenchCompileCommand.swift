@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import KilnCompileTool
 import KilnCompiler
+import KilnJSON
 import KilnLanguage
 
 /// `kiln bench compile`: how long compiling each example and benchmark shader takes.

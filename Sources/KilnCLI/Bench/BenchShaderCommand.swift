@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import KilnCompileTool
 import KilnCompiler
+import KilnJSON
 import KilnRender
 
 /// `kiln bench shader FILE`: how fast any shader renders — milliseconds per frame, pixels

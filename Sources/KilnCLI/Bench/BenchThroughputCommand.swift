@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import KilnBytecode
+import KilnCompileTool
 import KilnCompiler
+import KilnJSON
 import KilnLanguage
 import KilnVM
 

@@ -1,5 +1,6 @@
 import Foundation
 import KilnBytecode
+import KilnCompileTool
 import KilnRender
 import KilnVM
 
@@ -56,9 +57,9 @@ struct FrameRenderer {
 
     /// Reads and decodes a PNG file with the renderer's limits.
     static func readPNG(_ path: String) throws -> RGBAImage {
-        let data = try ShaderSources.readData(path, limit: maxPNGBytes)
+        let bytes = try ShaderSources.readData(path, limit: maxPNGBytes)
         do {
-            return try PNG.decode([UInt8](data))
+            return try PNG.decode(bytes)
         } catch {
             throw CommandFailure("\(path): \(error)")
         }

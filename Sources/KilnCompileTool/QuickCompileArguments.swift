@@ -3,18 +3,19 @@
 ///
 /// ArgumentParser discovers a command's options by reflection (`Mirror`), and the Swift
 /// runtime answers each first "does this type conform to that protocol?" by scanning every
-/// conformance record of the executable — Foundation's included, as `kiln` links it
-/// statically. For `kiln compile bench/wave.metal` that was 11.0 M of the process's 24.0 M
-/// instructions (callgrind), more than the compile and the dynamic loader together. A
-/// command line made only of file names, `-o`/`--output`, `--json` and
-/// `-I`/`--include-directory` is read here instead, into the same `CompileCommand`;
-/// anything else (`--help`, `--version`, `--`, `-o` twice, an unknown or glued option, no
-/// file) returns nil and goes to ArgumentParser, which then also writes the messages.
-/// `QuickCompileArgumentsTests` checks that both readings agree.
-enum QuickCompileArguments {
-    /// The command `arguments` (without the program name) describe, or nil to let
+/// conformance record of the executable. For `kiln compile bench/wave.metal` that was
+/// 11.0 M of the process's 24.0 M instructions (callgrind), more than the compile and the
+/// dynamic loader together. A command line made only of file names, `-o`/`--output`,
+/// `--json` and `-I`/`--include-directory` is read here instead, into the same
+/// `CompileJob` `kiln compile`'s ArgumentParser command runs; anything else (`--help`,
+/// `--version`, `--`, `-o` twice, an unknown or glued option, no file) returns nil, and
+/// the `kiln` executable hands the whole command line to `kiln-cli` (`CommandLauncher`),
+/// whose ArgumentParser then also writes the messages. `QuickCompileArgumentsTests` checks
+/// that both readings agree.
+public enum QuickCompileArguments {
+    /// The compile `arguments` (without the program name) describe, or nil to let
     /// ArgumentParser read them.
-    static func parse(_ arguments: [String]) -> CompileCommand? {
+    public static func parse(_ arguments: [String]) -> CompileJob? {
         guard arguments.first == "compile" else { return nil }
         var files: [String] = []
         var output: String?
@@ -46,11 +47,6 @@ enum QuickCompileArguments {
             index += 1
         }
         guard !files.isEmpty else { return nil }
-        var command = CompileCommand()
-        command.files = files
-        command.output = output
-        command.json = json
-        command.includeDirectories = includeDirectories
-        return command
+        return CompileJob(files: files, output: output, json: json, includeDirectories: includeDirectories)
     }
 }

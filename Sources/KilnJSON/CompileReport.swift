@@ -1,5 +1,6 @@
 import Foundation
 import KilnBytecode
+import KilnCompiler
 import KilnLanguage
 
 /// The JSON description of a compile, shared by `kiln compile --json`, the server's

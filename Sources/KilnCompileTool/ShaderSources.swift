@@ -1,4 +1,3 @@
-import Foundation
 import KilnLanguage
 
 /// Reads the shader files named on the command line, plus the headers they include.
@@ -10,29 +9,31 @@ import KilnLanguage
 /// folder, exactly as the compiler will look — and passes the `-I` folders as search paths
 /// named the same way. A missing header is left for the compiler to report at the
 /// `#include` line.
-enum ShaderSources {
+public enum ShaderSources {
     /// Limits on what is read, so a stray argument cannot pull in a huge tree.
-    struct Limits {
+    public struct Limits {
         /// Files read in all, including found headers.
-        var maxFiles = 256
+        public var maxFiles = 256
         /// Bytes of one file (the compiler has its own, smaller total limit).
-        var maxFileBytes = 16 << 20
+        public var maxFileBytes = 16 << 20
+
+        public init() {}
     }
 
     /// The files of one compile, where they are on disk, and the search paths by name.
-    struct Loaded {
-        var files: [SourceFile]
+    public struct Loaded {
+        public var files: [SourceFile]
         /// The disk path of each file (what `kiln live` watches).
-        var diskPaths: [String]
+        public var diskPaths: [String]
         /// The `-I` folders as the compiler sees them (relative to the first input's folder).
-        var searchPaths: [String]
+        public var searchPaths: [String]
     }
 
     /// Loads `paths` in order, then the headers they include. Files ending in `.h` are
     /// include-only; at least one other file must be given.
-    static func load(_ paths: [String], includeDirectories: [String] = [], limits: Limits = Limits()) throws -> Loaded {
+    public static func load(_ paths: [String], includeDirectories: [String] = [], limits: Limits = Limits()) throws -> Loaded {
         guard let firstPath = paths.first else { throw CommandFailure("no input files") }
-        let base = (absolute(firstPath) as NSString).deletingLastPathComponent
+        let base = FileSystem.directory(of: absolute(firstPath))
         var loaded = Loaded(files: [], diskPaths: [],
                             searchPaths: includeDirectories.map { relativePath(from: base, to: absolute($0)) })
         var seenNames = Set<String>()
@@ -61,12 +62,12 @@ enum ShaderSources {
         // Breadth-first over the include graph; `files` grows while we walk it.
         var index = 0
         while index < loaded.files.count {
-            let directory = (loaded.diskPaths[index] as NSString).deletingLastPathComponent
+            let directory = FileSystem.directory(of: loaded.diskPaths[index])
             for include in includes(in: loaded.files[index].text) {
                 let folders = (include.isSystem ? [] : [directory]) + includeDirectories
                 for folder in folders {
-                    let candidate = folder.isEmpty ? include.path : (folder as NSString).appendingPathComponent(include.path)
-                    guard FileManager.default.isReadableFile(atPath: candidate) else { continue }
+                    let candidate = FileSystem.join(folder, include.path)
+                    guard FileSystem.isReadable(candidate) else { continue }
                     if !seenNames.contains(relativePath(from: base, to: absolute(candidate))) { try read(candidate) }
                     break
                 }
@@ -77,10 +78,9 @@ enum ShaderSources {
     }
 
     /// `path` as an absolute path with `.` and `..` resolved.
-    /// Lexically, as `URL.standardizedFileURL` does (symbolic links are not resolved), but
-    /// without `URL`, whose first use costs a protocol-conformance scan of the whole binary.
-    static func absolute(_ path: String) -> String {
-        let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    /// Lexically, as `URL.standardizedFileURL` does (symbolic links are not resolved).
+    public static func absolute(_ path: String) -> String {
+        let full = path.hasPrefix("/") ? path : FileSystem.currentDirectory + "/" + path
         var components: [Substring] = []
         for component in full.split(separator: "/") where component != "." {
             if component == ".." {
@@ -93,7 +93,7 @@ enum ShaderSources {
     }
 
     /// The path of `target` seen from folder `base` (both absolute): `a/b.h`, `../c/d.h`.
-    static func relativePath(from base: String, to target: String) -> String {
+    public static func relativePath(from base: String, to target: String) -> String {
         let from = base.split(separator: "/"), to = target.split(separator: "/")
         var common = 0
         while common < from.count, common < to.count - 1, from[common] == to[common] { common += 1 }
@@ -102,33 +102,29 @@ enum ShaderSources {
     }
 
     /// Whether a file is include-only.
-    static func isHeader(_ name: String) -> Bool { name.hasSuffix(".h") }
+    public static func isHeader(_ name: String) -> Bool { name.hasSuffix(".h") }
 
-    /// Reads a UTF-8 text file with a clear error for every way that can fail.
-    static func readText(_ path: String, limit: Int) throws -> String {
-        let data = try readData(path, limit: limit)
-        guard let text = String(data: data, encoding: .utf8) else {
+    /// Reads a UTF-8 text file with a clear error for every way that can fail. A leading
+    /// byte-order mark (editors on Windows write one) is dropped, as Foundation's UTF-8
+    /// decoding did before this module stopped using it.
+    public static func readText(_ path: String, limit: Int) throws -> String {
+        var bytes = try readData(path, limit: limit)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw CommandFailure("\(path): not UTF-8 text")
         }
         return text
     }
 
     /// Reads a whole file, refusing directories, missing files and files over `limit` bytes.
-    static func readData(_ path: String, limit: Int) throws -> Data {
-        // `stat` rather than `FileManager.attributesOfItem`: its `[FileAttributeKey: Any]`
-        // and the `as? Int` cast each cost a protocol-conformance scan of the whole binary
-        // (~1 ms of a whole-process `kiln compile`).
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw CommandFailure("\(path): no such file") }
-        guard info.st_mode & S_IFMT != S_IFDIR else { throw CommandFailure("\(path): is a directory") }
-        let size = Int(info.st_size)
-        guard size <= limit else {
-            throw CommandFailure("\(path): file too large (\(size) bytes, limit \(limit))")
+    public static func readData(_ path: String, limit: Int) throws -> [UInt8] {
+        switch FileSystem.read(path, limit: limit) {
+        case .success(let bytes): return bytes
+        case .failure(.missing): throw CommandFailure("\(path): no such file")
+        case .failure(.directory): throw CommandFailure("\(path): is a directory")
+        case .failure(.tooLarge(let size)): throw CommandFailure("\(path): file too large (\(size) bytes, limit \(limit))")
+        case .failure(.unreadable): throw CommandFailure("\(path): cannot be read")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure("\(path): cannot be read")
-        }
-        return data
     }
 
     /// The `#include "path"` and `#include <path>` directives of `text`. A light scan: it may
@@ -138,7 +134,7 @@ enum ShaderSources {
     /// It scans bytes, not `Character`s: splitting the text into grapheme clusters cost as
     /// much as the whole compile's lexer (1.3 M instructions for `gradient.metal` and
     /// `common.h`), and a CRLF file's `"\r\n"` is one `Character`, so its lines never split.
-    static func includes(in text: String) -> [(path: String, isSystem: Bool)] {
+    public static func includes(in text: String) -> [(path: String, isSystem: Bool)] {
         let bytes = Array(text.utf8)
         var found: [(path: String, isSystem: Bool)] = []
         var lineStart = 0

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where the commands write their output.
 ///
@@ -27,8 +31,15 @@ public final class Console: @unchecked Sendable {
     public static let standard = Console(
         outputIsTerminal: isatty(STDOUT_FILENO) != 0,
         errorIsTerminal: isatty(STDERR_FILENO) != 0,
-        writeOut: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
-        writeError: { text in FileHandle.standardError.write(Data(text.utf8)) })
+        writeOut: { text in send(text, to: STDOUT_FILENO) },
+        writeError: { text in send(text, to: STDERR_FILENO) })
+
+    /// Writes `text` to a file descriptor, all of it (nothing to do about a failed write to
+    /// stdout or stderr).
+    private static func send(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { FileSystem.writeAll(UnsafeRawBufferPointer($0), to: descriptor) }
+    }
 
     /// The console commands write to; tests bind a capturing one for the duration of a run.
     @TaskLocal public static var current: Console = .standard
@@ -41,19 +52,4 @@ public final class Console: @unchecked Sendable {
 
     /// Writes `text` as it is to standard error.
     public func error(_ text: String) { writeError(text) }
-}
-
-/// A console that keeps everything written to it, for tests and for `Kiln.run(arguments:)`.
-final class CapturingConsole: @unchecked Sendable {
-    private let lock = NSLock()
-    private var outText = ""
-    private var errorText = ""
-
-    lazy var console = Console(
-        outputIsTerminal: false, errorIsTerminal: false,
-        writeOut: { [unowned self] text in self.lock.withLock { self.outText += text } },
-        writeError: { [unowned self] text in self.lock.withLock { self.errorText += text } })
-
-    var output: String { lock.withLock { outText } }
-    var errorOutput: String { lock.withLock { errorText } }
 }

@@ -2,7 +2,7 @@
 /// `error: <message>` on stderr, and exit status 1.
 ///
 /// Compile errors are not `CommandFailure`s: their diagnostics are printed as they are
-/// found and the command then exits with `ExitCode.failure`.
+/// found and the command then exits with `CompileFailed`, status 1.
 public struct CommandFailure: Error, CustomStringConvertible, Equatable {
     public var message: String
 

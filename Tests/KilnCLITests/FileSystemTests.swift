@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import KilnCompileTool
+
+/// `kiln compile`'s file and path operations without Foundation (`FileSystem`) mean what
+/// the Foundation calls they replaced meant, and reading sources fails with the same clear
+/// errors.
+@Suite struct FileSystemTests {
+    static let paths = [
+        "wave.metal", "shaders/wave.metal", "/abs/shaders/wave.metal", "/wave.metal", "a/b/", "a//b.metal",
+        "../up/x.h", "./here.metal", "noext", ".hidden", "dir/.hidden", "a.b.c", "/", "a/b.c/d", "trailing.",
+    ]
+
+    @Test(arguments: paths) func pathsSplitAsNSStringSplitsThem(_ path: String) {
+        #expect(FileSystem.directory(of: path) == (path as NSString).deletingLastPathComponent)
+        let last = FileSystem.lastComponent(of: path)
+        #expect(last == (path as NSString).lastPathComponent)
+        #expect(FileSystem.deletingExtension(last) == (last as NSString).deletingPathExtension)
+    }
+
+    @Test func joinPutsOneSlashBetween() {
+        #expect(FileSystem.join("a", "b.h") == "a/b.h")
+        #expect(FileSystem.join("a/", "b.h") == "a/b.h")
+        #expect(FileSystem.join("/", "b.h") == "/b.h")
+        #expect(FileSystem.join("", "b.h") == "b.h")
+    }
+
+    @Test func sourcesAreReadWithClearErrors() throws {
+        let folder = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bom = folder.appendingPathComponent("bom.metal").path
+        try Data([0xEF, 0xBB, 0xBF] + Array("float f;".utf8)).write(to: URL(fileURLWithPath: bom))
+        #expect(try ShaderSources.readText(bom, limit: 100) == "float f;")
+
+        let invalid = folder.appendingPathComponent("latin1.metal").path
+        try Data([0x66, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: invalid))
+        #expect(throws: CommandFailure("\(invalid): not UTF-8 text")) { try ShaderSources.readText(invalid, limit: 100) }
+
+        #expect(throws: CommandFailure("\(bom): file too large (11 bytes, limit 10)")) { try ShaderSources.readData(bom, limit: 10) }
+        #expect(throws: CommandFailure("\(folder.path): is a directory")) { try ShaderSources.readData(folder.path, limit: 10) }
+        let missing = folder.appendingPathComponent("missing.metal").path
+        #expect(throws: CommandFailure("\(missing): no such file")) { try ShaderSources.readData(missing, limit: 10) }
+    }
+
+    @Test func writeMakesTheFoldersAndReplacesWhole() throws {
+        let folder = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("x/y/z.kilnlib").path
+        try ShaderBuild.write([1, 2, 3], to: path)
+        try ShaderBuild.write([4, 5], to: path)
+        #expect(FileManager.default.contents(atPath: path) == Data([4, 5]))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("x/y").path) == ["z.kilnlib"])
+    }
+}
