@@ -61,8 +61,9 @@ let package = Package(
         .target(name: "KilnBytecode", swiftSettings: startup),
         .target(name: "KilnLanguage", swiftSettings: optimized),
         .target(name: "KilnCompiler", dependencies: ["KilnLanguage", "KilnBytecode"], swiftSettings: optimized),
-        // The JSON the server and `kiln compile --json` write (Foundation): kept out of
-        // KilnCompiler so the `kiln` executable's compile path links no Foundation.
+        // The server's and the CLI's JSON through Foundation (`JSONText`, `CompactJSON`, the
+        // compile report as Foundation objects): kept out of KilnCompiler, whose own
+        // `CompileReport` and `JSONValue` are Foundation-free for the `kiln` executable.
         .target(name: "KilnJSON", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode"]),
         .target(name: "KilnVM", dependencies: ["KilnBytecode"], swiftSettings: optimized),
         .target(name: "KilnRender", dependencies: ["KilnVM", "KilnBytecode", "CKiln"], swiftSettings: optimized),

@@ -1,6 +1,5 @@
 import ArgumentParser
 import KilnCompileTool
-import KilnJSON
 
 /// `kiln compile FILE… [-o out.kilnlib] [--json]`
 ///
@@ -38,6 +37,6 @@ struct CompileCommand: ParsableCommand {
     }
 
     func run() throws {
-        try job.run(jsonReport: CompileReport.json(result:libraryBytes:))
+        try job.run()
     }
 }

@@ -2,7 +2,6 @@ import ArgumentParser
 import CKilnCPU
 import KilnCompileTool
 import KilnCompiler
-import KilnJSON
 
 /// The `kiln` command: compile, inspect, render and benchmark shaders written in the
 /// Kiln subset of the Metal Shading Language.
@@ -26,15 +25,16 @@ public struct Kiln: ParsableCommand {
 
     public init() {}
 
-    /// The `kiln-cli` executable's entry point: plain compile command lines (the `--json`
-    /// ones, which the `kiln` executable hands over) run without ArgumentParser's
-    /// reflection (`QuickCompileArguments`), everything else as `main()` runs it.
+    /// The `kiln-cli` executable's entry point: plain compile command lines run without
+    /// ArgumentParser's reflection (`QuickCompileArguments`; the `kiln` executable runs them
+    /// itself, so they arrive here only when `kiln-cli` is run directly), everything else as
+    /// `main()` runs it.
     public static func start() {
         guard let job = QuickCompileArguments.parse(Array(CommandLine.arguments.dropFirst())) else {
             return main()
         }
         do {
-            try job.run(jsonReport: CompileReport.json(result:libraryBytes:))
+            try job.run()
         } catch {
             exit(withError: error)
         }

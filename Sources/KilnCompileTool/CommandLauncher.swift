@@ -19,8 +19,7 @@ public enum CommandLauncher {
     /// Runs a plain compile command line, or replaces this process with the executable
     /// named `executable` in the same folder as this one, passing the same arguments.
     public static func start(otherCommandsIn executable: String) -> Never {
-        // `--json` reports go through Foundation's JSON writer, which only `kiln-cli` links.
-        if let job = QuickCompileArguments.parse(Array(CommandLine.arguments.dropFirst())), !job.json {
+        if let job = QuickCompileArguments.parse(Array(CommandLine.arguments.dropFirst())) {
             do {
                 try job.run()
                 exit(0)

@@ -23,11 +23,8 @@ public struct CompileJob: Equatable, Sendable {
 
     /// Compiles, prints diagnostics (or the JSON report) and writes the library. A compile
     /// with errors throws `CompileFailed` after its diagnostics are printed; unreadable
-    /// inputs and unwritable outputs throw `CommandFailure`. `jsonReport` writes `--json`'s
-    /// report (KilnCLI's `CompileReport`, which needs Foundation — not linked into the
-    /// `kiln` executable, whose quick path therefore takes no `--json` job).
-    public func run(jsonReport: ((CompileResult, [UInt8]?) -> String)? = nil) throws {
-        precondition(!json || jsonReport != nil, "a --json compile needs its report writer")
+    /// inputs and unwritable outputs throw `CommandFailure`.
+    public func run() throws {
         let sources = try ShaderSources.load(files, includeDirectories: includeDirectories)
         let result = ShaderBuild.compile(sources.files, searchPaths: sources.searchPaths, printDiagnostics: !json)
         var libraryBytes: [UInt8]?
@@ -38,8 +35,8 @@ public struct CompileJob: Equatable, Sendable {
                 try ShaderBuild.write(bytes, to: path)
             }
         }
-        if json, let jsonReport {
-            Console.current.line(jsonReport(result, libraryBytes))
+        if json {
+            Console.current.line(CompileReport.json(result: result, libraryBytes: libraryBytes))
         }
         if result.library == nil {
             throw CompileFailed()

@@ -1,4 +1,5 @@
 import Foundation
+import KilnCompiler
 
 /// JSON text for the server's messages, written directly instead of through Foundation's
 /// `JSONSerialization`.
@@ -32,7 +33,7 @@ public enum CompactJSON {
         // `NSNumber`, which casts to `Bool` and `Int` alike; those go to Foundation below.
         let type = Swift.type(of: value)
         if type == String.self {
-            writeString(value as! String, into: &text)
+            JSONValue.writeString(value as! String, into: &text)
         } else if type == Bool.self {
             text += (value as! Bool) ? "true" : "false"
         } else if type == Int.self {
@@ -40,18 +41,18 @@ public enum CompactJSON {
         } else if type == Double.self {
             let double = value as! Double
             guard double.isFinite else { return false }
-            text += trimmed(double.description)
+            text += JSONValue.trimmed(double.description)
         } else if type == Float.self {
             let float = value as! Float
             guard float.isFinite else { return false }
-            text += trimmed(float.description)
+            text += JSONValue.trimmed(float.description)
         } else if type == NSNull.self {
             text += "null"
         } else if let dictionary = value as? [String: Any] {
             text += "{"
             for (index, key) in dictionary.keys.sorted().enumerated() {
                 if index > 0 { text += "," }
-                writeString(key, into: &text)
+                JSONValue.writeString(key, into: &text)
                 text += ":"
                 guard write(dictionary[key]!, into: &text) else { return false }
             }
@@ -71,46 +72,5 @@ public enum CompactJSON {
             text += String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
         }
         return true
-    }
-
-    /// `1.0` → `1`, `-0.0` → `-0`: Foundation writes integral numbers without a fraction.
-    static func trimmed(_ description: String) -> String {
-        description.hasSuffix(".0") ? String(description.dropLast(2)) : description
-    }
-
-    static func writeString(_ string: String, into text: inout String) {
-        text += "\""
-        // Copy runs of characters that need no escape in one go.
-        var pending = string.unicodeScalars.startIndex
-        let scalars = string.unicodeScalars
-        var index = scalars.startIndex
-        while index != scalars.endIndex {
-            let scalar = scalars[index]
-            let escape: String?
-            switch scalar {
-            case "\"": escape = "\\\""
-            case "\\": escape = "\\\\"
-            case "\n": escape = "\\n"
-            case "\r": escape = "\\r"
-            case "\t": escape = "\\t"
-            case "\u{8}": escape = "\\b"
-            case "\u{c}": escape = "\\f"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    escape = nil
-                }
-            }
-            if let escape {
-                text.unicodeScalars.append(contentsOf: scalars[pending..<index])
-                text += escape
-                pending = scalars.index(after: index)
-            }
-            index = scalars.index(after: index)
-        }
-        text.unicodeScalars.append(contentsOf: scalars[pending..<scalars.endIndex])
-        text += "\""
     }
 }

@@ -30,11 +30,14 @@ def test_a_compile_loads_none_of_the_servers_libraries():
 def test_both_ways_of_compiling_write_the_same_library(tmp_path):
     plain = run("compile", WAVE, "-o", tmp_path / "plain.kilnlib")
     assert plain.returncode == 0, plain.stderr
-    # `--json` and `--help` are read by ArgumentParser in kiln-cli.
     report = run("compile", WAVE, "--json", "-o", tmp_path / "json.kilnlib")
     assert report.returncode == 0, report.stderr
     assert '"ok":true' in report.stdout
     assert (tmp_path / "plain.kilnlib").read_bytes() == (tmp_path / "json.kilnlib").read_bytes()
+    # The same report from kiln-cli (its own reading of the same command line).
+    cli = pathlib.Path(kiln_binary()).with_name("kiln-cli")
+    assert run("compile", WAVE, "--json", binary=cli).stdout == report.stdout
+    # `--help` is ArgumentParser's, in kiln-cli.
     assert "--include-directory" in run("compile", "--help").stdout
 
 
