@@ -60,7 +60,10 @@ let package = Package(
         .target(name: "CKilnCPU"),
         .target(name: "KilnBytecode", swiftSettings: startup),
         .target(name: "KilnLanguage", swiftSettings: optimized),
-        .target(name: "KilnCompiler", dependencies: ["KilnLanguage", "KilnBytecode"], swiftSettings: optimized),
+        // SHA-256 blocks on the CPU's SHA instructions, for KilnCompiler's `SHA256Digest`
+        // (plain C, no library: Swift cannot reach the instructions).
+        .target(name: "CKilnSHA"),
+        .target(name: "KilnCompiler", dependencies: ["KilnLanguage", "KilnBytecode", "CKilnSHA"], swiftSettings: optimized),
         // The server's and the CLI's JSON through Foundation (`JSONText`, `CompactJSON`, the
         // compile report as Foundation objects): kept out of KilnCompiler, whose own
         // `CompileReport` and `JSONValue` are Foundation-free for the `kiln` executable.

@@ -1,23 +1,39 @@
+import CKilnSHA
+
 /// SHA-256 (FIPS 180-4): library provenance and the server's compile cache key.
 ///
 /// Written here rather than taken from OpenSSL's libcrypto so the compile path links no
-/// C library: a `kiln compile` process that loads libcrypto spends about 1.4 ms of its
-/// start-up in the dynamic loader before any Swift code runs — more than compiling a small
-/// shader (docs/benchmarks.md, "kiln compile in its own executable"). Sources are a few
-/// kilobytes, so a plain implementation costs microseconds. `SHA256DigestTests` checks it
-/// against the standard's test vectors and against libcrypto on random inputs of every
-/// length up to a few blocks.
+/// shared library: a `kiln compile` process that loads libcrypto spends about 1.4 ms of
+/// its start-up in the dynamic loader before any Swift code runs — more than compiling a
+/// small shader (docs/benchmarks.md, "`kiln compile` in its own executable"). The blocks go
+/// through the CPU's SHA instructions where it has them (`kiln_sha256_blocks`, C: 4 KB in
+/// about 4 µs, as libcrypto), else through the portable rounds below (about 30 µs).
+/// `SHA256DigestTests` checks both against the standard's test vectors and against
+/// libcrypto on random inputs of every length up to a few blocks.
 public enum SHA256Digest {
     /// The 32-byte digest of `bytes`.
     public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        hash(bytes, useCPUExtensions: true)
+    }
+
+    /// The digest, with the CPU's SHA instructions only if `useCPUExtensions` (the tests
+    /// check the portable rounds on CPUs that have them).
+    static func hash(_ bytes: [UInt8], useCPUExtensions: Bool) -> [UInt8] {
         var state = initialState
         var block = [UInt32](repeating: 0, count: 64)
         let fullBlocks = bytes.count / 64
-        bytes.withUnsafeBufferPointer { input in
-            for index in 0..<fullBlocks {
+        /// Runs the compression function over `count` blocks at `input`.
+        func blocks(_ input: UnsafeBufferPointer<UInt8>, count: Int) {
+            guard count > 0 else { return }
+            if useCPUExtensions,
+               state.withUnsafeMutableBufferPointer({ kiln_sha256_blocks($0.baseAddress, input.baseAddress, count) }) != 0 {
+                return
+            }
+            for index in 0..<count {
                 compress(&state, UnsafeBufferPointer(rebasing: input[(index * 64)..<(index * 64 + 64)]), &block)
             }
         }
+        bytes.withUnsafeBufferPointer { blocks($0, count: fullBlocks) }
         // The tail: the last partial block, the 0x80 marker, zeros, and the length in bits
         // (big-endian) — one block, or two when fewer than 9 bytes are free after the tail.
         var tail = Array(bytes[(fullBlocks * 64)...])
@@ -27,11 +43,7 @@ public enum SHA256Digest {
         for shift in stride(from: 56, through: 0, by: -8) {
             tail.append(UInt8(truncatingIfNeeded: bitCount >> UInt64(shift)))
         }
-        tail.withUnsafeBufferPointer { input in
-            for start in stride(from: 0, to: input.count, by: 64) {
-                compress(&state, UnsafeBufferPointer(rebasing: input[start..<(start + 64)]), &block)
-            }
-        }
+        tail.withUnsafeBufferPointer { blocks($0, count: $0.count / 64) }
         var digest = [UInt8]()
         digest.reserveCapacity(32)
         for word in state {
@@ -41,6 +53,12 @@ public enum SHA256Digest {
             digest.append(UInt8(truncatingIfNeeded: word))
         }
         return digest
+    }
+
+    /// Whether the blocks go through the CPU's SHA instructions on this machine.
+    static var usesCPUExtensions: Bool {
+        var state = [UInt32](repeating: 0, count: 8)
+        return kiln_sha256_blocks(&state, nil, 0) != 0
     }
 
     /// Lowercase hexadecimal of a digest.

@@ -1,0 +1,13 @@
+#ifndef KILN_SHA256_BLOCKS_H
+#define KILN_SHA256_BLOCKS_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/// Runs SHA-256's compression function over `count` 64-byte blocks at `blocks`, updating
+/// `state` (the eight working words H0…H7), with the CPU's SHA extensions. Returns 0 and
+/// leaves `state` alone when this CPU has none (or is not x86-64): the caller then does
+/// the blocks itself.
+int kiln_sha256_blocks(uint32_t state[8], const uint8_t *blocks, size_t count);
+
+#endif
