@@ -10,4 +10,8 @@
 /// the blocks itself.
 int kiln_sha256_blocks(uint32_t state[8], const uint8_t *blocks, size_t count);
 
+/// K, SHA-256's 64 round constants (the first 32 bits of the fractional parts of the cube
+/// roots of the first 64 primes): one table for these instructions and the Swift rounds.
+const uint32_t *kiln_sha256_round_constants(void);
+
 #endif
