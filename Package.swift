@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "KilnServer", dependencies: ["KilnWebSockets", "KilnJSON", "KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnRender", "KilnVM", "KilnScene", "KilnStorage"]),
         // `kiln compile` and what it needs, without the server's libraries: the `kiln`
         // executable runs plain compiles with only this linked (CommandLauncher).
-        // No Foundation, no ArgumentParser, no C library: start-up is most of a compile.
+        // No Foundation, no ArgumentParser, no system library: start-up is most of a compile.
         .target(name: "KilnCompileTool", dependencies: ["KilnLanguage", "KilnCompiler", "KilnBytecode"], swiftSettings: startup),
         .target(name: "KilnCLI", dependencies: [
             "CKilnCPU", "KilnCompileTool", "KilnJSON", "KilnLanguage", "KilnCompiler", "KilnBytecode", "KilnVM", "KilnRender", "KilnServer", "KilnWebSockets", "KilnScene",

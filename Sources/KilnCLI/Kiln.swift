@@ -6,7 +6,7 @@ import KilnCompiler
 /// The `kiln` command: compile, inspect, render and benchmark shaders written in the
 /// Kiln subset of the Metal Shading Language.
 ///
-/// The `kiln-cli` executable only calls `Kiln.start()`; every command lives in this library
+/// The `kiln-cli` executable only calls `Kiln.main()`; every command lives in this library
 /// so tests can run them in-process with `Kiln.run(arguments:)`.
 public struct Kiln: ParsableCommand {
     public static let configuration = CommandConfiguration(
@@ -24,21 +24,6 @@ public struct Kiln: ParsableCommand {
                       ServeCommand.self, LiveCommand.self, SceneCommand.self])
 
     public init() {}
-
-    /// The `kiln-cli` executable's entry point: plain compile command lines run without
-    /// ArgumentParser's reflection (`QuickCompileArguments`; the `kiln` executable runs them
-    /// itself, so they arrive here only when `kiln-cli` is run directly), everything else as
-    /// `main()` runs it.
-    public static func start() {
-        guard let job = QuickCompileArguments.parse(Array(CommandLine.arguments.dropFirst())) else {
-            return main()
-        }
-        do {
-            try job.run()
-        } catch {
-            exit(withError: error)
-        }
-    }
 
     /// The x86-64 level this executable was built for: `x86-64-v4` (AVX-512) or `x86-64-v3`
     /// (AVX2, FMA), whichever of the two the building CPU has (what `make` builds), or

@@ -2,4 +2,4 @@
 // it every command line but a plain compile (KilnCompileTool's CommandLauncher).
 import KilnCLI
 
-Kiln.start()
+Kiln.main()
