@@ -221,17 +221,21 @@ extension Preprocessor {
         let key = HideSetKey(set: set, name: name)
         if let known = hideSetAdditions[key] { return known }
         let id = Int32(hideSets.count)
-        hideSets.append(hideSets[Int(set)] + [name])
+        hideSets.append(hideSets[Int(set)].adding(name))
         hideSetAdditions[key] = id
         return id
     }
 
-    /// The interned union of two sets.
+    /// The interned union of two sets. Memoized: a substitution unions every token of its
+    /// result with the macro's set, and the tokens of one argument all share one set.
     mutating func union(_ a: Int32, _ b: Int32) -> Int32 {
         if a == b || b == 0 { return a }
         if a == 0 { return b }
+        let key = Int64(a) << 32 | Int64(b)
+        if let known = hideSetUnions[key] { return known }
         var result = a
-        for name in hideSets[Int(b)] { result = hideSet(result, adding: name) }
+        for name in hideSets[Int(b)].names { result = hideSet(result, adding: name) }
+        hideSetUnions[key] = result
         return result
     }
 
