@@ -4,56 +4,70 @@ import KilnLanguage
 /// them: which variables a region assigns (they get home registers), whether a region
 /// can retire lanes, which arrays are indexed dynamically.
 enum StatementScanner {
-    /// The direct subexpressions of `expression`.
+    /// The direct subexpressions of `expression` (as an array: walks use `forEachChild`).
     static func children(_ expression: TypedExpression) -> [TypedExpression] {
+        var result: [TypedExpression] = []
+        forEachChild(expression) { result.append($0) }
+        return result
+    }
+
+    /// Calls `body` with each direct subexpression of `expression`, in source order.
+    /// The walks below go through this rather than `children`: an array per node visited
+    /// was a heap allocation and a release per node, and lowering walks the same subtrees
+    /// again for every copy of an unrolled loop (callgrind, instructions a compile:
+    /// art_starfield 28.97 M → 27.97 M, raymarch 14.07 M → 13.62 M, wave 2.62 M → 2.56 M).
+    @inline(__always)
+    static func forEachChild(_ expression: TypedExpression, _ body: (TypedExpression) -> Void) {
         switch expression.kind {
-        case .constant, .variable, .global: return []
-        case .construct(let items), .call(_, let items), .builtin(_, let items): return items
+        case .constant, .variable, .global: return
+        case .construct(let items), .call(_, let items), .builtin(_, let items): for item in items { body(item) }
         case .convert(let a), .unary(_, let a), .swizzle(let a, _), .member(let a, _), .addressOf(let a), .dereference(let a):
-            return [a]
-        case .increment(let a, _, _), .textureSize(let a, _): return [a]
+            body(a)
+        case .increment(let a, _, _), .textureSize(let a, _): body(a)
         case .binary(_, let a, let b), .matrixMultiply(let a, let b), .assign(let a, let b),
              .compoundAssign(_, let a, let b), .index(let a, let b), .layerSample(let a, let b),
              .textureRead(let a, let b), .sequence(let a, let b):
-            return [a, b]
-        case .conditional(let a, let b, let c), .textureWrite(let a, let b, let c): return [a, b, c]
-        case .textureSample(let a, _, let b): return [a, b]
+            body(a); body(b)
+        case .conditional(let a, let b, let c), .textureWrite(let a, let b, let c): body(a); body(b); body(c)
+        case .textureSample(let a, _, let b): body(a); body(b)
         }
     }
 
-    /// Every expression directly in `statement` (not in nested statements).
-    static func expressions(_ statement: TypedStatement) -> [TypedExpression] {
+    /// Calls `body` with each expression directly in `statement` (not in nested statements), in source order.
+    @inline(__always)
+    static func forEachExpression(_ statement: TypedStatement, _ body: (TypedExpression) -> Void) {
         switch statement.kind {
-        case .declare(_, let e): return e.map { [$0] } ?? []
-        case .expression(let e): return [e]
-        case .ifElse(let c, _, _): return [c]
-        case .loop(let c, let s, _, _): return [c, s].compactMap { $0 }
-        case .returnValue(let e): return e.map { [$0] } ?? []
-        case .switchOn(let e, _): return [e]
-        case .block, .breakLoop, .continueLoop, .discard: return []
+        case .declare(_, let e): if let e { body(e) }
+        case .expression(let e): body(e)
+        case .ifElse(let c, _, _): body(c)
+        case .loop(let c, let s, _, _): if let c { body(c) }; if let s { body(s) }
+        case .returnValue(let e): if let e { body(e) }
+        case .switchOn(let e, _): body(e)
+        case .block, .breakLoop, .continueLoop, .discard: return
         }
     }
 
-    /// The statements nested directly in `statement`.
-    static func nested(_ statement: TypedStatement) -> [[TypedStatement]] {
+    /// Calls `body` with each statement list nested directly in `statement`, in source order.
+    @inline(__always)
+    static func forEachNested(_ statement: TypedStatement, _ body: ([TypedStatement]) -> Void) {
         switch statement.kind {
-        case .block(let b): return [b]
-        case .ifElse(_, let t, let e): return [t, e]
-        case .loop(_, _, let b, _): return [b]
-        case .switchOn(_, let cases): return cases.map(\.body)
-        default: return []
+        case .block(let b): body(b)
+        case .ifElse(_, let t, let e): body(t); body(e)
+        case .loop(_, _, let b, _): body(b)
+        case .switchOn(_, let cases): for c in cases { body(c.body) }
+        default: return
         }
     }
 
     static func visit(_ expression: TypedExpression, _ body: (TypedExpression) -> Void) {
         body(expression)
-        for child in children(expression) { visit(child, body) }
+        forEachChild(expression) { visit($0, body) }
     }
 
     static func visit(_ statements: [TypedStatement], _ body: (TypedExpression) -> Void) {
         for statement in statements {
-            for e in expressions(statement) { visit(e, body) }
-            for inner in nested(statement) { visit(inner, body) }
+            forEachExpression(statement) { visit($0, body) }
+            forEachNested(statement) { visit($0, body) }
         }
     }
 
@@ -69,7 +83,7 @@ enum StatementScanner {
                 case .loop, .switchOn: costly = true
                 default: break
                 }
-                for e in expressions(statement) {
+                forEachExpression(statement) { e in
                     visit(e) { e in
                         nodes += 1
                         switch e.kind {
@@ -78,7 +92,7 @@ enum StatementScanner {
                         }
                     }
                 }
-                for inner in nested(statement) { scan(inner) }
+                forEachNested(statement) { scan($0) }
             }
         }
         scan(statements)
@@ -148,12 +162,15 @@ enum StatementScanner {
     /// that leave it.
     static func canRetire(_ statements: [TypedStatement], discards: [Bool], insideLoop: Bool = false,
                           insideSwitch: Bool = false) -> Bool {
+        let anyDiscards = discards.contains(true)
         for statement in statements {
-            var calls = false
-            for e in expressions(statement) {
-                visit(e) { if case .call(let f, _) = $0.kind, discards[f] { calls = true } }
+            if anyDiscards {
+                var calls = false
+                forEachExpression(statement) { e in
+                    visit(e) { if case .call(let f, _) = $0.kind, discards[f] { calls = true } }
+                }
+                if calls { return true }
             }
-            if calls { return true }
             switch statement.kind {
             case .returnValue, .discard: return true
             case .breakLoop: if !insideLoop && !insideSwitch { return true }
@@ -182,7 +199,9 @@ enum StatementScanner {
             case .continueLoop: return true
             case .loop: continue
             default:
-                for inner in nested(statement) where containsContinue(inner) { return true }
+                var found = false
+                forEachNested(statement) { if !found && containsContinue($0) { found = true } }
+                if found { return true }
             }
         }
         return false
@@ -193,7 +212,7 @@ enum StatementScanner {
         var total = 0
         for statement in statements {
             if case .returnValue = statement.kind { total += 1 }
-            for inner in nested(statement) { total += returnCount(inner) }
+            forEachNested(statement) { total += returnCount($0) }
         }
         return total
     }
@@ -239,7 +258,7 @@ enum StatementScanner {
             func scan(_ statements: [TypedStatement]) {
                 for s in statements {
                     if case .discard = s.kind { found = true }
-                    for inner in nested(s) { scan(inner) }
+                    forEachNested(s) { scan($0) }
                 }
             }
             scan(function.body)
