@@ -30,7 +30,7 @@ enum CopyCoalescer {
                   state.units[state.registerUnit[temporary]].size == 1 else { continue }
             let definition = definedAt[temporary]
             guard definition >= 0, definition < index, !removed[definition] else { continue }
-            switch state.body[definition].opcode.shape {
+            switch state.body[definition].shape {
             case .unary, .binary, .ternary: break
             default: continue
             }
@@ -41,13 +41,13 @@ enum CopyCoalescer {
                 let instruction = state.body[between]
                 if instruction.isDebug { continue }
                 if instruction.isLabel { clear = false; break }
-                switch instruction.opcode.shape {
+                switch instruction.shape {
                 case .jump, .conditionalJump, .none: clear = false
                 default: break
                 }
                 // Group instructions name a whole register group by its first member.
                 let byGroup: Bool
-                switch instruction.opcode.shape {
+                switch instruction.shape {
                 case .loadRegisterArray, .storeRegisterArray, .texture, .textureSize, .textureWrite: byGroup = true
                 default: byGroup = false
                 }

@@ -70,7 +70,7 @@ enum CopyPropagator {
                 var readsCopy = false
                 instruction.forEachRead { if $0 == copy { readsCopy = true } }
                 if readsCopy {
-                    switch instruction.opcode.shape {
+                    switch instruction.shape {
                     case .unary, .binary, .ternary, .conditionalJump:
                         rewrites.append(later)
                         instruction.forEachRead { if $0 == copy { covered += 1 } }
@@ -84,14 +84,14 @@ enum CopyPropagator {
                 if let written = instruction.writes, written >= 0, state.registerUnit[written] == originalUnit {
                     touchesOriginal = true
                 }
-                switch instruction.opcode.shape {
+                switch instruction.shape {
                 case .loadRegisterArray, .storeRegisterArray, .texture, .textureWrite:
                     instruction.forEachRead { if $0 >= 0 && state.registerUnit[$0] == originalUnit { touchesOriginal = true } }
                 default:
                     break
                 }
                 if touchesOriginal { break }
-                switch instruction.opcode.shape {
+                switch instruction.shape {
                 case .jump, .conditionalJump, .none: break scan
                 default: continue
                 }
@@ -100,7 +100,7 @@ enum CopyPropagator {
             for marker in markers { state.debugEvents[Int(state.body[marker].imm)].rename(copy, to: original) }
             if !markers.isEmpty { markersNaming[original] += markers.count }
             for later in rewrites {
-                if state.body[later].a == copy && state.body[later].opcode.shape == .conditionalJump { state.body[later].a = original }
+                if state.body[later].a == copy && state.body[later].shape == .conditionalJump { state.body[later].a = original }
                 if state.body[later].b == copy { state.body[later].b = original }
                 if state.body[later].c == copy { state.body[later].c = original }
                 if state.body[later].d == copy { state.body[later].d = original }

@@ -11,7 +11,11 @@ typealias VirtualRegister = Int
 /// field. For `ldr`/`str`/`sample`/`texread`/`texsize`/`texwrite` the register field that names a
 /// run of registers names the *first member* of a register group (see `RegisterUnit`).
 struct IRInstruction {
-    var opcode: Opcode
+    let opcode: Opcode
+    /// `opcode.shape`, kept beside it: every pass asks for it (which registers an
+    /// instruction reads and writes) on every instruction, and `Opcode.shape` is a call into
+    /// another module — a tenth of the dead-code sweep's instructions.
+    let shape: OperandShape
     var a: VirtualRegister = -1
     var b: VirtualRegister = -1
     var c: VirtualRegister = -1
@@ -31,6 +35,16 @@ struct IRInstruction {
     /// Index into `LoweringState.locations`.
     var location: Int = 0
 
+    init(opcode: Opcode, a: VirtualRegister = -1, b: VirtualRegister = -1, c: VirtualRegister = -1,
+         d: VirtualRegister = -1, imm: UInt32 = 0, mode: UInt8 = 0, literalCount: UInt16 = 0,
+         isLabel: Bool = false, isDebug: Bool = false, location: Int = 0) {
+        self.opcode = opcode
+        self.shape = opcode.shape
+        (self.a, self.b, self.c, self.d) = (a, b, c, d)
+        (self.imm, self.mode, self.literalCount) = (imm, mode, literalCount)
+        (self.isLabel, self.isDebug, self.location) = (isLabel, isDebug, location)
+    }
+
     static func label(_ id: Int) -> IRInstruction {
         IRInstruction(opcode: .ret, imm: UInt32(id), isLabel: true)
     }
@@ -44,7 +58,7 @@ struct IRInstruction {
 
     /// A jump, conditional or not: `imm` names the label it goes to.
     var isJump: Bool {
-        !isMarker && (opcode.shape == .jump || opcode.shape == .conditionalJump)
+        !isMarker && (shape == .jump || shape == .conditionalJump)
     }
 
     /// A plain computation other than a copy: its result is a function of its operands'
@@ -52,7 +66,7 @@ struct IRInstruction {
     /// so it may be reused (`ValueNumbering`) or moved (`LoopInvariantHoisting`).
     var isPlainComputation: Bool {
         guard !isMarker, opcode != .mov else { return false }
-        switch opcode.shape {
+        switch shape {
         case .unary, .binary, .ternary: return true
         default: return false
         }
@@ -61,7 +75,7 @@ struct IRInstruction {
     /// Whether the instruction only computes its destination (removable when unused).
     var isPure: Bool {
         if isMarker { return false }
-        switch opcode.shape {
+        switch shape {
         case .none, .jump, .conditionalJump, .storeRegisterArray, .textureWrite: return false
         default: return true
         }
@@ -71,7 +85,7 @@ struct IRInstruction {
     @inline(__always)
     func forEachRead(_ body: (VirtualRegister) -> Void) {
         if isMarker { return }
-        switch opcode.shape {
+        switch shape {
         case .none, .destConstant, .destArgument, .jump, .textureSize: return
         case .unary, .loadBuffer, .loadConstantArray: body(b)
         case .binary, .texture, .loadRegisterArray: body(b); body(c)
@@ -84,7 +98,7 @@ struct IRInstruction {
     /// The virtual register the instruction writes, if any.
     var writes: VirtualRegister? {
         if isMarker { return nil }
-        switch opcode.shape {
+        switch shape {
         case .none, .jump, .conditionalJump, .textureWrite: return nil
         default: return a
         }

@@ -99,7 +99,7 @@ struct LibraryAssembler {
         func encode(_ instruction: IRInstruction) {
             note(instruction.location)
             var out = Instruction(instruction.opcode, mode: instruction.mode)
-            switch instruction.opcode.shape {
+            switch instruction.shape {
             case .none: break
             case .destConstant, .destArgument, .textureSize:
                 out.a = physical(instruction.a); out.imm = instruction.imm

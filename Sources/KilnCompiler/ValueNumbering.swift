@@ -114,7 +114,7 @@ enum ValueNumbering {
                     available.insert(key, register: destination, version: version[destinationUnit])
                 }
             }
-            switch instruction.opcode.shape {
+            switch instruction.shape {
             case .none, .jump:          // `ret`, `jmp`: what follows is only a jump target
                 available.removeAll()
                 block += 1
