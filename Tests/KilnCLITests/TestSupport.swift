@@ -1,5 +1,6 @@
 import Foundation
 import KilnCLI
+import KilnTestSupport
 
 /// Paths and helpers the CLI tests share.
 enum TestSupport {
@@ -17,12 +18,9 @@ enum TestSupport {
         return names.filter { $0.hasSuffix(".metal") }.sorted().map { path("shaders/" + $0) }
     }
 
-    /// A fresh temporary folder for one test.
+    /// A fresh temporary folder for one test (removed when the test process exits).
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("kiln-cli-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try ScratchFolder.make("kiln-cli-tests")
     }
 
     /// Runs `kiln` in-process with `arguments`.

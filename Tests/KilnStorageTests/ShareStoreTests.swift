@@ -1,5 +1,6 @@
 import Foundation
 import KilnStorage
+import KilnTestSupport
 import Testing
 
 /// The one suite every `ShareStore` passes: SQLite always, PostgreSQL when
@@ -18,7 +19,7 @@ import Testing
             let url = postgresURL!
             return try PostgresShareStore(url: url + (url.contains("?") ? "&" : "?") + "schema=t_\(place)", limits: limits)
         default:
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-store-\(place)").path
+            let folder = ScratchFolder.path("kiln-store-\(place)").path
             return try SQLiteShareStore(directory: folder, limits: limits)
         }
     }

@@ -4,8 +4,10 @@ The tests talk to it with clients nobody here wrote: Python `websockets`, `curl`
 (in test_browser.py) headless Chromium. KILN_BIN points at the binary (default: the
 release build, then the debug build).
 """
+import atexit
 import os
 import pathlib
+import shutil
 import signal
 import socket
 import subprocess
@@ -33,6 +35,17 @@ def free_port():
         return s.getsockname()[1]
 
 
+# Folders the tests write, all inside one folder removed when pytest exits (they used to
+# stay in the system's temporary folder, one per server, thousands after a few runs).
+SCRATCH = tempfile.mkdtemp(prefix="kiln-e2e-")
+atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
+
+
+def scratch_folder(prefix):
+    """A new empty folder for one test's files, removed with the others at exit."""
+    return tempfile.mkdtemp(prefix=prefix, dir=SCRATCH)
+
+
 class KilnServer:
     """A `kiln serve` process with helpers for its URLs and its memory use."""
 
@@ -40,7 +53,7 @@ class KilnServer:
         self.port = port or free_port()
         if not any(str(a).startswith("--data-directory") for a in extra_args):
             # Permalinks of a test server go to a folder of its own, not the repository.
-            extra_args = (*extra_args, "--data-directory", tempfile.mkdtemp(prefix="kiln-data-"))
+            extra_args = (*extra_args, "--data-directory", scratch_folder("kiln-data-"))
         self.args = [kiln_binary(), "serve", "--port", str(self.port), *extra_args]
         self.cwd = cwd
         self.process = None

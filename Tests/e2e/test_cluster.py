@@ -12,7 +12,6 @@ import pathlib
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 import urllib.request
 import uuid
@@ -21,7 +20,7 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from conftest import KilnServer, free_port
+from conftest import KilnServer, free_port, scratch_folder
 
 HAPROXY_CONFIG = """
 global
@@ -80,7 +79,7 @@ def connections(server):
 def cluster(request, postgres_url):
     if not shutil.which("haproxy"):
         pytest.skip("haproxy is not installed")
-    data = tempfile.mkdtemp(prefix="kiln-cluster-")
+    data = scratch_folder("kiln-cluster-")
     if request.param == "postgres":
         schema = "e2e_" + uuid.uuid4().hex
         storage = ("--data-directory", "none", "--database", f"{postgres_url}&schema={schema}")
