@@ -48,6 +48,39 @@ extension Parser {
         return table
     }()
 
+    /// The entry of `infixOperators` for a punctuator's spelling, without hashing it.
+    ///
+    /// Why: `parseExpression` asks after every operand, and there most punctuators are not
+    /// operators (`)`, `;`, `]`); a `[String: …]` lookup hashed the spelling every time,
+    /// ~360 instructions, over 1 % of compiling a small shader. Spellings are at most three
+    /// ASCII bytes, so they pack into an integer, and the table is split by first byte (at
+    /// most four entries share one: `<`, `<=`, `<<`, `<<=`).
+    static func infixOperator(spelledBy text: String) -> (Precedence, InfixOperator)? {
+        var key: UInt32 = 0, count = 0
+        for byte in text.utf8 {
+            key = key << 8 | UInt32(byte)
+            count += 1
+            if count > 3 { return nil }
+        }
+        guard count > 0 else { return nil }
+        let first = Int(key >> (8 * UInt32(count - 1)))
+        guard first < infixOperatorsByFirstByte.count else { return nil }
+        for entry in infixOperatorsByFirstByte[first] where entry.key == key { return entry.value }
+        return nil
+    }
+
+    /// `infixOperators` by the first byte of the spelling, each entry keyed by its bytes
+    /// packed as `infixOperator(spelledBy:)` packs them.
+    private static let infixOperatorsByFirstByte: [[(key: UInt32, value: (Precedence, InfixOperator))]] = {
+        var table = Array(repeating: [(key: UInt32, value: (Precedence, InfixOperator))](), count: 128)
+        for (spelling, value) in infixOperators {
+            let bytes = Array(spelling.utf8)
+            precondition(bytes.count <= 3 && bytes[0] < 128, "operator spellings are 1–3 ASCII bytes")
+            table[Int(bytes[0])].append((bytes.reduce(0) { $0 << 8 | UInt32($1) }, value))
+        }
+        return table
+    }()
+
     /// expression := operand { infix-operator operand }, climbing `infixOperators` from `minimum`:
     ///   binary: left-assoc; assignment := unary assignment-operator assignment-expression;
     ///   conditional := logical-or-expression '?' expression ':' assignment-expression
@@ -55,7 +88,8 @@ extension Parser {
         try enterNesting()
         defer { leaveNesting() }
         var left = try parseUnary()
-        while tokens[position].kind == .punctuator, let (precedence, meaning) = Parser.infixOperators[tokens[position].text],
+        while tokens[position].kind == .punctuator,
+              let (precedence, meaning) = Parser.infixOperator(spelledBy: tokens[position].text),
               precedence >= minimum {
             left = try parseInfixOperation(left, precedence, meaning)
             try checkChainHeight(left)

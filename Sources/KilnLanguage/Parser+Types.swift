@@ -54,7 +54,7 @@ extension Parser {
     }
 
     static func isAddressSpace(_ word: String) -> AddressSpace? {
-        AddressSpace(rawValue: word)
+        AddressSpace.named(word)
     }
 
     /// If a type starts at token `index`, the index just past it (`const`, address spaces,
@@ -64,7 +64,7 @@ extension Parser {
         func token(_ i: Int) -> Token { tokens[min(i, tokens.count - 1)] }
         var sawQualifier = false
         while token(index).kind == .identifier,
-              token(index).text == "const" || token(index).text == "volatile" || AddressSpace(rawValue: token(index).text) != nil {
+              token(index).text == "const" || token(index).text == "volatile" || AddressSpace.named(token(index).text) != nil {
             sawQualifier = true
             index += 1
         }
@@ -112,7 +112,7 @@ extension Parser {
         while index < tokens.count {
             let t = tokens[index]
             if t.isPunctuator("*") || t.isPunctuator("&") || t.isIdentifier("const")
-                || (t.kind == .identifier && AddressSpace(rawValue: t.text) != nil) {
+                || (t.kind == .identifier && AddressSpace.named(t.text) != nil) {
                 index += 1
             } else {
                 break
@@ -133,7 +133,7 @@ extension Parser {
             while parser.current.kind == .identifier {
                 let word = parser.current.text
                 if word == "const" { isConst = true } else if word == "volatile" {
-                } else if let space = AddressSpace(rawValue: word) { addressSpace = space } else { break }
+                } else if let space = AddressSpace.named(word) { addressSpace = space } else { break }
                 parser.advance()
             }
         }

@@ -296,6 +296,26 @@ enum FrontEndFixtures {
         // Debug builds are much slower than release; this only catches pathologies.
         #expect(elapsed < .seconds(10))
     }
+
+    /// The parser's hash-free lookups answer as the tables they stand for: every operator
+    /// spelling and every punctuator the lexer makes (`infixOperator(spelledBy:)` against
+    /// `infixOperators`), and address-space words and type names (`AddressSpace.named`
+    /// against `init(rawValue:)`).
+    @Test func hashFreeLookupsAgreeWithTheirTables() {
+        let punctuators = ["(", ")", "[", "]", "{", "}", ";", ",", ":", "::", ".", "...", "->", "?", "~", "!", "#", "##",
+                           "++", "--", "<<=", ">>=", "=", "==", "!=", "<", "<=", ">", ">=", "<<", ">>", "&", "&&", "&=",
+                           "|", "||", "|=", "^", "^=", "+", "+=", "-", "-=", "*", "*=", "/", "/=", "%", "%=", "", "<<<"]
+        for spelling in Set(punctuators + Array(Parser.infixOperators.keys)) {
+            let fast = Parser.infixOperator(spelledBy: spelling), table = Parser.infixOperators[spelling]
+            #expect((fast == nil) == (table == nil), "\(spelling)")
+            #expect(fast?.0 == table?.0, "\(spelling)")
+            #expect(fast.map { "\($0.1)" } == table.map { "\($0.1)" }, "\(spelling)")
+        }
+        for word in ["device", "constant", "thread", "threadgroup", "float2", "half4", "texture2d", "const", "char",
+                     "deviceX", "d", "", "Thread", "threadgroup_imageblock", "uint", "sampler"] {
+            #expect(AddressSpace.named(word) == AddressSpace(rawValue: word), "\(word)")
+        }
+    }
 }
 
 /// Hostile input ends in diagnostics, never a crash or hang.
