@@ -53,10 +53,6 @@ extension Parser {
         token.isBuiltinTypeName || (!declaredTypeNames.isEmpty && declaredTypeNames.contains(token.text))
     }
 
-    static func isAddressSpace(_ word: String) -> AddressSpace? {
-        AddressSpace.named(word)
-    }
-
     /// If a type starts at token `index`, the index just past it (`const`, address spaces,
     /// a known type path, balanced `<…>`, `*`/`&`); otherwise `nil`. Lookahead only.
     func typeEnd(at start: Int) -> Int? {
