@@ -292,7 +292,7 @@ struct LoopUniformityAnalysis {
         case .construct(let items), .builtin(_, let items):
             for item in items { effects(item, context) }
         default:
-            for child in StatementScanner.children(e) { effects(child, context) }
+            StatementScanner.forEachChild(e) { effects($0, context) }
         }
     }
 

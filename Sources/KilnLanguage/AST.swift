@@ -222,7 +222,7 @@ public struct TypeAliasDeclaration: Sendable {
 // MARK: - Types as written
 
 /// Address spaces of MSL pointers and references.
-public enum AddressSpace: String, Sendable, Hashable {
+public enum AddressSpace: String, Sendable, Hashable, CaseIterable {
     case device, constant, thread, threadgroup
 
     /// The address space spelled `word`, if any: `init(rawValue:)` after a test of the
@@ -232,10 +232,17 @@ public enum AddressSpace: String, Sendable, Hashable {
     /// generic string comparison, ~450 instructions a call, 1 % of compiling a small shader.
     @inline(__always)
     public static func named(_ word: String) -> AddressSpace? {
-        switch word.utf8.first {
-        case UInt8(ascii: "d"), UInt8(ascii: "c"), UInt8(ascii: "t"): return AddressSpace(rawValue: word)
-        default: return nil
-        }
+        guard let first = word.utf8.first, first < 64 || firstBytes & 1 << (first - 64) != 0 else { return nil }
+        return AddressSpace(rawValue: word)
+    }
+
+    /// Bit `b − 64` set for each case's first byte `b` (the spellings are lowercase ASCII,
+    /// 64…127), derived from the cases so a new one cannot be missed by `named`. Bytes below
+    /// 64 are not letters and fall through to `init(rawValue:)`, which refuses them.
+    private static let firstBytes: UInt64 = allCases.reduce(0) { mask, space in
+        let first = space.rawValue.utf8.first!
+        precondition(first >= 64 && first < 128, "address-space spellings start with a letter")
+        return mask | 1 << (first - 64)
     }
 }
 
