@@ -113,8 +113,8 @@ extension KilnService {
         var stride = 1
         if session.coarseGeneration != generation {
             session.coarseGeneration = generation
-            stride = Self.coarseStride(lastFrameSeconds: session.lastFrameSeconds, coarsePixelCost: session.coarsePixelCost,
-                                       target: settings.coarseFrameSeconds,
+            stride = Self.coarseStride(lastFrameSeconds: session.lastFrameSeconds, deliverySeconds: session.lastDeliverySeconds,
+                                       coarsePixelCost: session.coarsePixelCost, target: settings.coarseFrameSeconds,
                                        maxStride: Self.maxCoarseStride(width: preview.width, height: preview.height))
         }
         // A paused clock renders one frame per change, not the same frame at the frame rate.
@@ -139,35 +139,58 @@ extension KilnService {
     /// slow enough that first pixels are worth a coarse one) or the session is heavy.
     /// Called with `session.lock` held.
     func editPreemptsFrames(_ session: LiveSession) -> Bool {
-        Self.editPreemptsFrames(lastFrameSeconds: session.lastFrameSeconds, heavyFrameSeconds: settings.heavyFrameSeconds,
-                                coarseFrameSeconds: settings.coarseFrameSeconds)
+        Self.editPreemptsFrames(lastFrameSeconds: session.lastFrameSeconds, deliverySeconds: session.lastDeliverySeconds,
+                                heavyFrameSeconds: settings.heavyFrameSeconds, coarseFrameSeconds: settings.coarseFrameSeconds)
     }
 
-    static func editPreemptsFrames(lastFrameSeconds: Double, heavyFrameSeconds: Double, coarseFrameSeconds: Double) -> Bool {
-        lastFrameSeconds > heavyFrameSeconds || coarseStride(lastFrameSeconds: lastFrameSeconds, target: coarseFrameSeconds) > 1
+    static func editPreemptsFrames(lastFrameSeconds: Double, deliverySeconds: Double = 0, heavyFrameSeconds: Double,
+                                   coarseFrameSeconds: Double) -> Bool {
+        lastFrameSeconds > heavyFrameSeconds
+            || coarseStride(lastFrameSeconds: lastFrameSeconds, deliverySeconds: deliverySeconds, target: coarseFrameSeconds) > 1
     }
 
-    /// The sample stride of an edit's first frame: 1 (a full frame) when the last full frame
-    /// took at most twice `target` (a coarse frame would save little), else the smallest
-    /// power of two k ≤ `maxStride` with `lastFrameSeconds / k² ≤ target`; 4 when there is
-    /// no frame to go by yet. Twice the target, not the frame interval: a 10 ms frame fits
-    /// 30 fps but is twice too slow for "first pixels within 5 ms of the edit".
-    static func coarseStride(lastFrameSeconds: Double, target: Double, maxStride: Int = 16) -> Int {
+    /// How fast a frame's bytes are assumed to reach the client's hands: written through
+    /// the socket and read, a WebSocket message taken apart, by the client. An estimate,
+    /// not a limit: on loopback a Python `websockets` client took about 1 ms more for a
+    /// full 512² RGBA frame (1 MiB) than for a coarse one (docs/benchmarks.md, "an edit's
+    /// first frame and its bytes"); a page on another machine takes longer, so this errs
+    /// towards full frames.
+    static let frameDeliveryBytesPerSecond = 1.0e9
+
+    /// What a frame of `bytes` costs the client's first pixels beyond its render.
+    static func deliverySeconds(bytes: Int) -> Double { Double(bytes) / frameDeliveryBytesPerSecond }
+
+    /// The sample stride of an edit's first frame, from what the last full frame cost the
+    /// client — its render (`lastFrameSeconds`) and its delivery (`deliverySeconds`: PNG
+    /// encoding and bytes, both shrinking with the pixels): 1 (a full frame) when that was
+    /// at most twice `target` (a coarse frame would save little), else the smallest power
+    /// of two k ≤ `maxStride` with (render + delivery) / k² ≤ target; 4 when there is no
+    /// frame to go by yet. Twice the target, not the frame interval: a 10 ms frame fits
+    /// 30 fps but is twice too slow for "first pixels within 5 ms of the edit". Why the
+    /// delivery counts: a 512² frame that renders in 1.9 ms is 1 MiB, and its first pixels
+    /// came 2–3 ms later than a coarse frame's (color, melt; docs/benchmarks.md).
+    static func coarseStride(lastFrameSeconds: Double, deliverySeconds: Double = 0, target: Double,
+                             maxStride: Int = 16) -> Int {
         guard target > 0 else { return 1 }
         guard lastFrameSeconds > 0 else { return 4 }
-        guard lastFrameSeconds > 2 * target else { return 1 }
+        let full = lastFrameSeconds + deliverySeconds
+        guard full > 2 * target else { return 1 }
         var stride = 2
-        while stride < maxStride && lastFrameSeconds / Double(stride * stride) > target { stride *= 2 }
+        while stride < maxStride && full / Double(stride * stride) > target { stride *= 2 }
         return stride
     }
 
-    /// The stride when coarse pixels cost `coarsePixelCost` times what full ones do: coarser
-    /// by that factor, but only when a coarse frame is due at all (a cost learnt from another
-    /// shader of the session never turns a quick full frame into a coarse one).
-    static func coarseStride(lastFrameSeconds: Double, coarsePixelCost: Double, target: Double, maxStride: Int = 16) -> Int {
-        let plain = coarseStride(lastFrameSeconds: lastFrameSeconds, target: target, maxStride: maxStride)
+    /// The stride when coarse pixels cost `coarsePixelCost` times what full ones do to
+    /// render: coarser by that factor, but only when a coarse frame is due at all (a cost
+    /// learnt from another shader of the session never turns a quick full frame into a
+    /// coarse one). Delivery costs the same per pixel whatever the stride.
+    static func coarseStride(lastFrameSeconds: Double, deliverySeconds: Double = 0, coarsePixelCost: Double,
+                             target: Double, maxStride: Int = 16) -> Int {
+        let plain = coarseStride(lastFrameSeconds: lastFrameSeconds, deliverySeconds: deliverySeconds, target: target,
+                                 maxStride: maxStride)
         guard plain > 1, lastFrameSeconds > 0 else { return plain }
-        return coarseStride(lastFrameSeconds: lastFrameSeconds * coarsePixelCost, target: target, maxStride: maxStride)
+        return coarseStride(lastFrameSeconds: lastFrameSeconds * coarsePixelCost, deliverySeconds: deliverySeconds,
+                            target: target, maxStride: maxStride)
     }
 
     /// Samples a coarse frame keeps across the preview's shorter side, at the least, when it
@@ -229,7 +252,13 @@ extension KilnService {
                 coarseStride = 1
             }
             let seconds = monotonicSeconds() - started
+            let encodeStarted = monotonicSeconds()
+            let payload = preview.format == .png ? try renderer.encodePNG(premultiplied: pixels, width: width, height: height) : pixels
+            // What a full frame's delivery costs: a coarse one's scaled up by its pixels.
+            let delivery = (monotonicSeconds() - encodeStarted + Self.deliverySeconds(bytes: payload.count))
+                * Double(coarseStride * coarseStride)
             session.lock.lock()
+            session.lastDeliverySeconds = delivery
             if coarseStride > 1 {
                 // What a full one will take (for its queue), allowing for coarse pixels' cost.
                 session.lastFrameSeconds = seconds * Double(coarseStride * coarseStride) / session.coarsePixelCost
@@ -248,7 +277,6 @@ extension KilnService {
             } else {
                 metrics.observeRender(seconds: seconds)
             }
-            let payload = preview.format == .png ? try renderer.encodePNG(premultiplied: pixels, width: width, height: height) : pixels
             let header = FrameHeader(format: preview.format, sequence: sequence, time: time, width: UInt32(width),
                                      height: UInt32(height), renderMicroseconds: UInt32(min(seconds * 1e6, 4e9)),
                                      coarseStride: coarseStride > 1 ? UInt8(coarseStride) : 0)

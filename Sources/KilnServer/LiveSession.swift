@@ -62,6 +62,9 @@ final class LiveSession: @unchecked Sendable {
     /// How long the session's last frame took to render (it decides the frames' queue), or
     /// what a full frame is estimated to take after a coarse one.
     var lastFrameSeconds = 0.0
+    /// What a full frame costs an edit's first pixels beyond its render: its PNG encoding,
+    /// if any, and its bytes through the socket (`KilnService.deliverySeconds`).
+    var lastDeliverySeconds = 0.0
     /// The generation whose first frame was decided coarse or not (one per edit).
     var coarseGeneration = -1
     /// What coarse pixels cost relative to full ones, learnt from the last edit's coarse

@@ -16,6 +16,26 @@ import Testing
         #expect(KilnService.coarseStride(lastFrameSeconds: 10, target: 0) == 1)            // turned off
     }
 
+    /// A full frame's cost to first pixels is its render and its delivery: a 512² frame
+    /// that renders in 1.9 ms is 1 MiB more to send and read than a coarse one.
+    @Test func theStrideCountsTheFramesBytes() {
+        let target = 0.001
+        let megabyte = KilnService.deliverySeconds(bytes: 512 * 512 * 4)
+        #expect(abs(megabyte - 0.001048576) < 1e-9)
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.0019, target: target) == 1)                             // render alone
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.0019, deliverySeconds: megabyte, target: target) == 2)  // color, melt
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.0019, deliverySeconds: megabyte, coarsePixelCost: 3,
+                                         target: target) == 4)                                                       // dearer coarse pixels
+        // 256²: a quarter of the bytes, and a full frame at once.
+        let quarter = KilnService.deliverySeconds(bytes: 256 * 256 * 4)
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.0005, deliverySeconds: quarter, target: target) == 1)
+        // A slow PNG encoding counts like a slow render.
+        #expect(KilnService.coarseStride(lastFrameSeconds: 0.0005, deliverySeconds: 0.008, target: target) == 4)
+        #expect(KilnService.editPreemptsFrames(lastFrameSeconds: 0.0019, deliverySeconds: megabyte, heavyFrameSeconds: 0.05,
+                                               coarseFrameSeconds: target))
+        #expect(!KilnService.editPreemptsFrames(lastFrameSeconds: 0.0019, heavyFrameSeconds: 0.05, coarseFrameSeconds: target))
+    }
+
     /// Coarse pixels cost more than full ones (a batch of every k-th pixel diverges more);
     /// the next edit's stride allows for what the last coarse frame cost, and only makes a
     /// coarse frame coarser.

@@ -786,11 +786,13 @@ def test_long_request_targets_get_414_and_long_headers_are_read(server):
     assert reply.startswith(b"HTTP/1.1 200"), reply[:80]
 
 
-def expected_coarse_stride(last_frame_seconds, coarse_pixel_cost=1.0, target=0.001, max_stride=16):
+def expected_coarse_stride(last_frame_seconds, coarse_pixel_cost=1.0, delivery_seconds=0.0, target=0.001, max_stride=16):
     """The server's rule (KilnService.coarseStride), for the default --coarse-frame-seconds:
-    0 (a full frame) when the last full frame was quick, else the smallest power of two
-    whose share of the last frame, times what a coarse pixel costs, fits the target."""
+    0 (a full frame) when the last full frame's render and delivery were quick, else the
+    smallest power of two whose share of them, the render times what a coarse pixel costs,
+    fits the target."""
     def stride(seconds):
+        seconds += delivery_seconds
         if seconds <= 2 * target:
             return 0
         k = 2
@@ -799,6 +801,11 @@ def expected_coarse_stride(last_frame_seconds, coarse_pixel_cost=1.0, target=0.0
         return k
     plain = stride(last_frame_seconds)
     return stride(last_frame_seconds * coarse_pixel_cost) if plain else 0
+
+
+def delivery_seconds(frame_bytes):
+    """KilnService.deliverySeconds: what a frame's bytes are assumed to cost (1 GB/s)."""
+    return frame_bytes / 1e9
 
 
 def coarse_pixel_cost(coarse_us, stride, full_us):
@@ -853,7 +860,8 @@ def test_an_edit_of_a_slow_shader_shows_coarse_pixels_first(server):
                 after = await next_frame(ws, timeout=60, coarse=True)
             # The server goes by its own last frame, which may be a later one than ours:
             # allow the strides of half and twice our frame's time (and of the cost's).
-            expected = {expected_coarse_stride(render_us / 1e6 * f, cost * g) for f in (0.5, 1, 2) for g in (0.5, 1, 2)}
+            expected = {expected_coarse_stride(render_us / 1e6 * f, cost * g, delivery_seconds(96 * 64 * 4))
+                        for f in (0.5, 1, 2) for g in (0.5, 1, 2)}
             k = after["coarse"]
             assert k in expected, f"last frame {render_us} µs, coarse pixels ×{cost:.2f}: stride {k}, expected one of {expected}"
             if k:
