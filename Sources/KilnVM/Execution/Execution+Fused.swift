@@ -9,42 +9,42 @@ extension Execution {
     /// One binary32 operation of a pair, on a group of lanes: `apply(t, s)` for the second,
     /// `apply(x, y)` for the first.
     protocol PairOperation {
-        static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float>
+        static func apply(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup
     }
     enum Add: PairOperation {
-        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { p + q }
+        @inline(__always) static func apply(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup { p + q }
     }
     enum Sub: PairOperation {
-        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { p - q }
+        @inline(__always) static func apply(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup { p - q }
     }
     /// The second instruction with `t` on the right, `s + t`: the same value as `t + s`,
     /// but with both operands NaN x86 returns the left one, so the order is kept.
     enum AddTo: PairOperation {
-        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { q + p }
+        @inline(__always) static func apply(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup { q + p }
     }
     /// `s − t`.
     enum SubFrom: PairOperation {
-        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { q - p }
+        @inline(__always) static func apply(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup { q - p }
     }
     /// `s · t` (the order kept, as for `AddTo`).
     enum MulInto: PairOperation {
-        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { q * p }
+        @inline(__always) static func apply(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup { q * p }
     }
     enum Mul: PairOperation {
-        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { p * q }
+        @inline(__always) static func apply(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup { p * q }
     }
     enum Div: PairOperation {
-        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> { p / q }
+        @inline(__always) static func apply(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup { p / q }
     }
     /// `fmax` (`maximumGroup`).
     enum Max: PairOperation {
-        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> {
+        @inline(__always) static func apply(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup {
             maximumGroup(p, q)
         }
     }
     /// `fmin` (`minimumGroup`).
     enum Min: PairOperation {
-        @inline(__always) static func apply(_ p: LaneGroup<Float>, _ q: LaneGroup<Float>) -> LaneGroup<Float> {
+        @inline(__always) static func apply(_ p: FloatGroup, _ q: FloatGroup) -> FloatGroup {
             minimumGroup(p, q)
         }
     }
@@ -52,7 +52,7 @@ extension Execution {
     /// `ffract` of the first result (`fractGroup`); the second operand, register 0 of a
     /// unary second instruction, is ignored.
     enum Fract: PairOperation {
-        @inline(__always) static func apply(_ p: LaneGroup<Float>, _: LaneGroup<Float>) -> LaneGroup<Float> { fractGroup(p) }
+        @inline(__always) static func apply(_ p: FloatGroup, _: FloatGroup) -> FloatGroup { fractGroup(p) }
     }
 
     /// The pair's lane loop: `R[a] := Second(First(R[b], R[c]), R[d])`, a group of lanes at a
@@ -65,12 +65,12 @@ extension Execution {
     ) {
         let z = UnsafeMutableRawPointer(m[i.a]), x = UnsafeRawPointer(m[i.b])
         let y = UnsafeRawPointer(m[i.c]), s = UnsafeRawPointer(m[i.d])
-        let group = MemoryLayout<LaneGroup<Float>>.stride
+        let group = MemoryLayout<FloatGroup>.stride
         for offset in stride(from: 0, to: laneCount * 4, by: group) {
-            let t = First.apply(x.loadUnaligned(fromByteOffset: offset, as: LaneGroup<Float>.self),
-                                y.loadUnaligned(fromByteOffset: offset, as: LaneGroup<Float>.self))
-            let result = Second.apply(t, s.loadUnaligned(fromByteOffset: offset, as: LaneGroup<Float>.self))
-            z.storeBytes(of: result, toByteOffset: offset, as: LaneGroup<Float>.self)
+            let t = First.apply(x.loadUnaligned(fromByteOffset: offset, as: FloatGroup.self),
+                                y.loadUnaligned(fromByteOffset: offset, as: FloatGroup.self))
+            let result = Second.apply(t, s.loadUnaligned(fromByteOffset: offset, as: FloatGroup.self))
+            z.storeBytes(of: result, toByteOffset: offset, as: FloatGroup.self)
         }
     }
 
