@@ -208,6 +208,23 @@ extension TextureView {
             }
             return
         }
+        if largestKind == 1 {
+            // Every lane inside: when the lanes' taps are one tile-shaped block's, with one
+            // pair of weights (`position` plus a fractional offset: blurs at 1.5-pixel spacing,
+            // half-pixel shifts), filter the block as rows of texels instead of lane by lane.
+            let column0 = column[0], row0 = row[0], wx0 = weightX[0], wy0 = weightY[0]
+            var offBlock: UInt32 = 0
+            for l in 0..<laneCount {
+                let dx = (column[l] &- column0) ^ UInt32(truncatingIfNeeded: BatchTile.column(l))
+                let dy = (row[l] &- row0) ^ UInt32(truncatingIfNeeded: BatchTile.row(l))
+                offBlock = max(offBlock, dx | dy | (weightX[l] ^ wx0) | (weightY[l] ^ wy0))
+            }
+            if offBlock == 0 {
+                bilinearTileBlock(texels + (Int(Int32(bitPattern: row0)) &* width &+ Int(Int32(bitPattern: column0))) &* 4,
+                                  wx: Float(bitPattern: wx0), wy: Float(bitPattern: wy0), into: r, scratch: scratch)
+                return
+            }
+        }
         let address = (mode >> 2) & 3
         for l in 0..<laneCount {
             let wx = Float(bitPattern: weightX[l]), wy = Float(bitPattern: weightY[l])
@@ -314,17 +331,47 @@ extension TextureView {
         return texels + (Int(qy) &* width &+ Int(qx)) &* 4
     }
 
+    /// Bilinear taps of the `BatchTile`-sized block whose top-left texel is at `origin`, every
+    /// lane with the weights `wx`, `wy`, written planar into `r` in lane order; the block and
+    /// the column and row after it must lie inside the image. The block is filtered four
+    /// texels (16 floats) at a time into `scratch` (`4 × laneCount` words), with
+    /// `TextureView.bilinear`'s operations in its order on each channel, so every lane gets
+    /// the bits of the lane-by-lane filter; then de-interleaved like a block of texels.
+    @inline(__always) func bilinearTileBlock(_ origin: UnsafePointer<Float>, wx: Float, wy: Float,
+                                             into r: UnsafeMutablePointer<UInt32>, scratch: UnsafeMutablePointer<UInt32>) {
+        typealias Texels4 = SIMD16<Float>
+        let block = UnsafeMutableRawPointer(scratch)
+        let rowBytes = width &* 16
+        let blockRowBytes = BatchTile.columns &* 16
+        let vx = Texels4(repeating: wx), vy = Texels4(repeating: wy)
+        for row in 0..<BatchTile.rows {
+            let top = UnsafeRawPointer(origin) + row &* rowBytes, bottom = top + rowBytes
+            for offset in stride(from: 0, to: blockRowBytes, by: MemoryLayout<Texels4>.stride) {
+                let a = top.loadUnaligned(fromByteOffset: offset, as: Texels4.self)
+                let b = top.loadUnaligned(fromByteOffset: offset &+ 16, as: Texels4.self)
+                let c = bottom.loadUnaligned(fromByteOffset: offset, as: Texels4.self)
+                let d = bottom.loadUnaligned(fromByteOffset: offset &+ 16, as: Texels4.self)
+                let upper = a + (b - a) * vx
+                let lower = c + (d - c) * vx
+                block.storeBytes(of: upper + (lower - upper) * vy, toByteOffset: row &* blockRowBytes &+ offset, as: Texels4.self)
+            }
+        }
+        readTileBlock(UnsafeRawPointer(scratch).assumingMemoryBound(to: Float.self), rowFloats: BatchTile.columns &* 4, into: r)
+    }
+
     /// The `BatchTile`-sized block of texels whose top-left texel is at `origin`, in `BatchTile` lane order,
-    /// written planar into `r` (`4 × laneCount` words); the block must lie inside the image.
+    /// written planar into `r` (`4 × laneCount` words); the block must lie inside the image
+    /// (rows `rowFloats` apart: the image's by default).
     ///
     /// A quad's four lanes are two texels of one row and the two below them: four RGBA
     /// loads and a 4×4 transpose give its red, green, blue and alpha lanes as four stores.
     /// (Lane by lane, 64 index computations and 256 scalar stores, this was most of a
     /// texel-centred `sample`'s time and a fifth of a color effect's.)
-    @inline(__always) func readTileBlock(_ origin: UnsafePointer<Float>, into r: UnsafeMutablePointer<UInt32>) {
+    @inline(__always) func readTileBlock(_ origin: UnsafePointer<Float>, rowFloats: Int? = nil,
+                                         into r: UnsafeMutablePointer<UInt32>) {
         let planes = UnsafeMutableRawPointer(r)
         let planeBytes = laneCount &* 4
-        let rowFloats = width &* 4
+        let rowFloats = rowFloats ?? width &* 4
         for pair in 0..<(BatchTile.rows / 2) {
             let top = UnsafeRawPointer(origin + 2 &* pair &* rowFloats)
             let bottom = top + rowFloats &* 4

@@ -27,6 +27,26 @@ import Testing
         }
     }
 
+    /// A random texture with `special` (unless it is +0) in every `every`-th float from `from`.
+    static func texture(width: Int, height: Int, special: Float, from: Int, every: Int,
+                        _ random: inout SeededRandom) -> Texture {
+        var pixels = (0..<(width * height * 4)).map { _ in Float(random.below(1000)) / 999 }
+        for index in stride(from: from, to: pixels.count, by: every) where special.bitPattern != 0 { pixels[index] = special }
+        return Texture(width: width, height: height, pixels: pixels)
+    }
+
+    /// Expects every lane of `output` (a batch's planar result) to hold the per-lane
+    /// sampler's bits for that lane's coordinates.
+    static func expectPerLaneBits(_ texture: Texture, _ xs: [Float], _ ys: [Float], _ mode: SampleMode, _ output: [Float],
+                                  _ context: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for lane in 0..<laneCount {
+            let one = Sampling.sample(texture, x: xs[lane], y: ys[lane], mode: mode)
+            let batch = (output[lane], output[laneCount + lane], output[2 * laneCount + lane], output[3 * laneCount + lane])
+            #expect([one.0, one.1, one.2, one.3].map(\.bitPattern) == [batch.0, batch.1, batch.2, batch.3].map(\.bitPattern),
+                    "\(context), lane \(lane) at (\(xs[lane]), \(ys[lane]))", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test(arguments: (0...SampleMode.maxRawValue).map { SampleMode(rawValue: $0) })
     func batchSamplingEqualsPerLaneSampling(_ mode: SampleMode) {
         var random = SeededRandom(seed: UInt64(mode.rawValue) + 100)
@@ -38,12 +58,7 @@ import Testing
                 ys[lane] = Self.coordinates(&random)
             }
             Sampling.sampleLanes(Self.texture, xs: xs, ys: ys, mode: mode, into: &output)
-            for lane in 0..<laneCount {
-                let one = Sampling.sample(Self.texture, x: xs[lane], y: ys[lane], mode: mode)
-                let batch = (output[lane], output[laneCount + lane], output[2 * laneCount + lane], output[3 * laneCount + lane])
-                #expect([one.0, one.1, one.2, one.3].map(\.bitPattern) == [batch.0, batch.1, batch.2, batch.3].map(\.bitPattern),
-                        "mode \(mode.rawValue) at (\(xs[lane]), \(ys[lane]))")
-            }
+            Self.expectPerLaneBits(Self.texture, xs, ys, mode, output, "mode \(mode.rawValue)")
         }
     }
 
@@ -54,9 +69,7 @@ import Testing
     func texelCentredBatchesEqualPerLaneSampling(_ special: Float) {
         var random = SeededRandom(seed: 11)
         let width = 20, height = 20
-        var pixels = (0..<(width * height * 4)).map { _ in Float(random.below(1000)) / 999 }
-        for index in stride(from: 0, to: pixels.count, by: 7) where special.bitPattern != 0 { pixels[index] = special }
-        let texture = Texture(width: width, height: height, pixels: pixels)
+        let texture = Self.texture(width: width, height: height, special: special, from: 0, every: 7, &random)
         #expect(texture.storage.plain == (special.bitPattern == 0))
         #expect(!Texture.target(width: 4, height: 4).storage.plain)
         var xs = [Float](repeating: 0, count: laneCount), ys = xs
@@ -68,11 +81,7 @@ import Testing
                     ys[lane] = Float(1 + random.below(height - 2)) + 0.5
                 }
                 Sampling.sampleLanes(texture, xs: xs, ys: ys, mode: mode, into: &output)
-                for lane in 0..<laneCount {
-                    let one = Sampling.sample(texture, x: xs[lane], y: ys[lane], mode: mode)
-                    let batch = (output[lane], output[laneCount + lane], output[2 * laneCount + lane], output[3 * laneCount + lane])
-                    #expect([one.0, one.1, one.2, one.3].map(\.bitPattern) == [batch.0, batch.1, batch.2, batch.3].map(\.bitPattern))
-                }
+                Self.expectPerLaneBits(texture, xs, ys, mode, output, "texel centres, mode \(mode.rawValue)")
             }
         }
     }
@@ -111,12 +120,41 @@ import Testing
             }
             if trial % 3 == 1 { xs[random.below(laneCount)] += 1 }      // one lane off the block
             Sampling.sampleLanes(texture, xs: xs, ys: ys, mode: .layer, into: &output)
+            Self.expectPerLaneBits(texture, xs, ys, .layer, output, "block at (\(ox), \(oy))")
+        }
+    }
+
+    /// A batch whose lanes sit on a tile-shaped block with one fractional offset (a blur at
+    /// 1.5-pixel spacing, a half-pixel shift) is filtered as rows of texels
+    /// (`TextureView.bilinearTileBlock`) — with −0, ∞ and NaN texels too, in pixel and
+    /// normalized coordinates; one lane off the block or with other weights, and
+    /// blocks touching the last row or column, take the per-lane paths. All give the per-lane bits.
+    @Test(arguments: [Float(0), -0.0, .infinity, .nan])
+    func fractionalBlockBatchesEqualPerLaneSampling(_ special: Float) {
+        var random = SeededRandom(seed: 13)
+        let width = 27, height = 17
+        let texture = Self.texture(width: width, height: height, special: special, from: 3, every: 11, &random)
+        var xs = [Float](repeating: 0, count: laneCount), ys = xs
+        var output = [Float](repeating: 0, count: 4 * laneCount)
+        let modes = [SampleMode.layer, SampleMode(normalized: false, linear: true, address: .clampToEdge),
+                     SampleMode(normalized: true, linear: true, address: .repeat)]
+        for trial in 0..<90 {
+            let mode = modes[trial % modes.count]
+            let fx = [Float(0.5), 0.25, 0.75, 0.1, 0][random.below(5)], fy = [Float(0.5), 0.3, 0][random.below(3)]
+            let ox = Float(random.below(width - BatchTile.columns + 2)) - 0.5 + fx
+            let oy = Float(random.below(height - BatchTile.rows + 2)) - 0.5 + fy
             for lane in 0..<laneCount {
-                let one = Sampling.sample(texture, x: xs[lane], y: ys[lane], mode: .layer)
-                let batch = (output[lane], output[laneCount + lane], output[2 * laneCount + lane], output[3 * laneCount + lane])
-                #expect([one.0, one.1, one.2, one.3].map(\.bitPattern) == [batch.0, batch.1, batch.2, batch.3].map(\.bitPattern),
-                        "block at (\(ox), \(oy)), lane \(lane)")
+                xs[lane] = ox + Float(BatchTile.column(lane)) + 0.5
+                ys[lane] = oy + Float(BatchTile.row(lane)) + 0.5
+                if mode.normalized { xs[lane] /= Float(width); ys[lane] /= Float(height) }
             }
+            switch trial % 4 {
+            case 1: xs[random.below(laneCount)] += mode.normalized ? 1 / Float(width) : 1    // one lane off the block
+            case 2: ys[random.below(laneCount)] += 0.125                                     // one lane's weights differ
+            default: break
+            }
+            Sampling.sampleLanes(texture, xs: xs, ys: ys, mode: mode, into: &output)
+            Self.expectPerLaneBits(texture, xs, ys, mode, output, "block at (\(ox), \(oy)) mode \(mode.rawValue)")
         }
     }
 
