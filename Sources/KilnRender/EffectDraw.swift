@@ -26,6 +26,11 @@ final class EffectDraw: PreparedDraw {
     private let plan: LanePlan
     /// Alpha 1 for every lane, for results without an alpha component.
     private let opaque = UnsafeMutablePointer<Float>.allocate(capacity: laneCount)
+    /// A distortion's sampler of `source`, and per worker the sampled texels (`4 ×
+    /// laneCount` floats) and the sampler's scratch: made once per draw, not per batch.
+    private let sampler: LaneSampler
+    private let sampleMemory: UnsafeMutablePointer<Float>
+    private static let sampleMemoryPerWorker = 4 * laneCount + Sampling.scratchWordCount
     private let limits: RenderLimits
     private let cancellation: RenderCancellation?
     /// For heatmaps: the function's statement masks and lines, made on first use.
@@ -33,7 +38,10 @@ final class EffectDraw: PreparedDraw {
     private lazy var costPlan = stage.makeCostPlan()
     private(set) var lastFrameCounts = FrameCounts()
 
-    deinit { opaque.deallocate() }
+    deinit {
+        opaque.deallocate()
+        sampleMemory.deallocate()
+    }
 
     init(request: RenderRequest, functionIndex: Int) throws(RenderError) {
         let function = request.library.functions[functionIndex]
@@ -54,9 +62,11 @@ final class EffectDraw: PreparedDraw {
         stride = max(1, request.sampleStride)
         (width, height) = ((fullWidth + stride - 1) / stride, (fullHeight + stride - 1) / stride)
         source = request.content ?? Texture(width: 0, height: 0, pixels: [])
+        sampler = LaneSampler(source)
         let stage = try ShaderStage(request: request, functionIndex: functionIndex, arguments: request.arguments,
                                     width: fullWidth, height: fullHeight)
         threads = Renderer.workerCount(request.threads)
+        sampleMemory = .allocate(capacity: function.kind == .distortion ? threads * Self.sampleMemoryPerWorker : 0)
         // Whole tiles per band: quads (and tiles) never straddle bands.
         rowsPerBand = max(1, (request.rowsPerBand + BatchTile.rows - 1) / BatchTile.rows) * BatchTile.rows
         self.stage = stage
@@ -83,7 +93,7 @@ final class EffectDraw: PreparedDraw {
                     var x0 = 0
                     while x0 < width {
                         let columns = min(BatchTile.columns, width - x0)
-                        try shade(shader, x0: x0, y: y, columns: columns, rows: tileRows, output: pixels + (y * width + x0) * 4)
+                        try shade(shader, worker: worker, x0: x0, y: y, columns: columns, rows: tileRows, output: pixels + (y * width + x0) * 4)
                         try budget.charge(shader, to: &tally)
                         x0 += columns
                     }
@@ -101,7 +111,7 @@ final class EffectDraw: PreparedDraw {
     /// Lanes of pixels past the image run as GPU helper lanes: they compute, so derivatives
     /// at the edge are real differences, and are never stored.
     /// `execute` runs the batch: `run()` for frames, a trace for the debugger (the same steps).
-    private func shade(_ shader: LaneShader, x0: Int, y: Int, columns: Int, rows: Int,
+    private func shade(_ shader: LaneShader, worker: Int, x0: Int, y: Int, columns: Int, rows: Int,
                        output: UnsafeMutablePointer<UInt8>,
                        execute: (LaneShader) throws(RenderError) -> Void = { (s) throws(RenderError) in try s.run() }) throws(RenderError) {
         writeInputs(shader, x0: x0, y: y, columns: columns, rows: rows)
@@ -110,11 +120,10 @@ final class EffectDraw: PreparedDraw {
             // The function says where to read the source for this pixel: one batch sample
             // (the VM's vectorized lane loops) rather than a `Sampling.sample` call per pixel.
             let xs = shader.floatLanes(result), ys = shader.floatLanes(result + 1)
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: 4 * laneCount) { texels in
-                let r = texels.baseAddress!
-                Sampling.sampleLanes(source, xs: xs, ys: ys, mode: .layer, into: r)
-                store(r, r + laneCount, r + 2 * laneCount, r + 3 * laneCount, columns: columns, rows: rows, output: output)
-            }
+            let r = sampleMemory + worker * Self.sampleMemoryPerWorker
+            let scratch = UnsafeMutableRawPointer(r + 4 * laneCount).assumingMemoryBound(to: UInt32.self)
+            sampler.sample(xs: xs, ys: ys, mode: .layer, into: r, scratch: scratch)
+            store(r, r + laneCount, r + 2 * laneCount, r + 3 * laneCount, columns: columns, rows: rows, output: output)
             return
         }
         guard let colour = plan.color else { return }
@@ -159,7 +168,7 @@ final class EffectDraw: PreparedDraw {
                                 var x0 = 0
                                 while x0 < width {
                                     let columns = min(BatchTile.columns, width - x0)
-                                    try shade(shader, x0: x0, y: y, columns: columns, rows: tileRows,
+                                    try shade(shader, worker: worker, x0: x0, y: y, columns: columns, rows: tileRows,
                                               output: output + (y * width + x0) * 4) { (s) throws(RenderError) in
                                         try s.runCounting(plan, into: &counts)
                                     }
@@ -205,7 +214,7 @@ final class EffectDraw: PreparedDraw {
         var recorded: LaneTrace?
         var tile = [UInt8](repeating: 0, count: rows * width * 4)
         try tile.withUnsafeMutableBufferPointer { (buffer) throws(RenderError) in
-            try shade(shader, x0: x0, y: y0, columns: columns, rows: rows, output: buffer.baseAddress!) { (s) throws(RenderError) in
+            try shade(shader, worker: 0, x0: x0, y: y0, columns: columns, rows: rows, output: buffer.baseAddress!) { (s) throws(RenderError) in
                 recorded = s.trace(lane: lane, maxSteps: maxSteps)
             }
         }

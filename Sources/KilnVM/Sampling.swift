@@ -33,14 +33,41 @@ extension Sampling {
     /// planar (all red lanes, then green, blue, alpha).
     public static func sampleLanes(_ texture: Texture, xs: UnsafePointer<Float>, ys: UnsafePointer<Float>,
                                    mode: SampleMode, into output: UnsafeMutablePointer<Float>) {
-        let view = TextureView(texture)
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Execution.scratchWordsPerLane * laneCount) { scratch in
-            view.sampleLanes(x: UnsafeRawPointer(xs).assumingMemoryBound(to: UInt32.self),
-                             y: UnsafeRawPointer(ys).assumingMemoryBound(to: UInt32.self), mode: mode.rawValue,
-                             into: UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt32.self),
-                             scratch: scratch.baseAddress!)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: scratchWordCount) { scratch in
+            LaneSampler(texture).sample(xs: xs, ys: ys, mode: mode, into: output, scratch: scratch.baseAddress!)
         }
     }
+
+    /// The words of scratch memory `LaneSampler.sample` needs.
+    public static let scratchWordCount = Execution.scratchWordsPerLane * laneCount
+}
+
+/// `Sampling.sampleLanes` for a renderer that samples one texture batch after batch: the
+/// texture's view is made once, and the caller owns the scratch memory. Why: a temporary
+/// allocation over 1 KiB asks the runtime whether the stack has room, which on Linux is
+/// `pthread_getattr_np` — a `malloc` and a `free` — and with the texture's retain and
+/// release that was a tenth of a distortion's frame (`bench` wave).
+public struct LaneSampler {
+    /// Kept for its texels, which the view points into.
+    private let texture: Texture
+    private let view: TextureView
+
+    public init(_ texture: Texture) {
+        self.texture = texture
+        view = TextureView(texture)
+    }
+
+    /// `Sampling.sampleLanes`, with `scratch` of `Sampling.scratchWordCount` words.
+    @inline(__always)
+    public func sample(xs: UnsafePointer<Float>, ys: UnsafePointer<Float>, mode: SampleMode,
+                       into output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<UInt32>) {
+        view.sampleLanes(x: UnsafeRawPointer(xs).assumingMemoryBound(to: UInt32.self),
+                         y: UnsafeRawPointer(ys).assumingMemoryBound(to: UInt32.self), mode: mode.rawValue,
+                         into: UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt32.self), scratch: scratch)
+    }
+}
+
+extension Sampling {
 
     /// Texels (`x0 + min(lane, count − 1)`, `y`) for all `laneCount` lanes, exactly as
     /// `read` gives them (transparent black outside the image), written planar into
