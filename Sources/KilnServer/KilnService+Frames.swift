@@ -251,11 +251,11 @@ extension KilnService {
                 (width, height) = outputSize(pixels.count, preview: preview, content: content)
                 coarseStride = 1
             }
-            let seconds = monotonicSeconds() - started
-            let encodeStarted = monotonicSeconds()
+            let rendered = monotonicSeconds()
+            let seconds = rendered - started
             let payload = preview.format == .png ? try renderer.encodePNG(premultiplied: pixels, width: width, height: height) : pixels
             // What a full frame's delivery costs: a coarse one's scaled up by its pixels.
-            let delivery = (monotonicSeconds() - encodeStarted + Self.deliverySeconds(bytes: payload.count))
+            let delivery = (monotonicSeconds() - rendered + Self.deliverySeconds(bytes: payload.count))
                 * Double(coarseStride * coarseStride)
             session.lock.lock()
             session.lastDeliverySeconds = delivery

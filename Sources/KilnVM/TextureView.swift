@@ -181,37 +181,10 @@ extension TextureView {
             largestKind = max(largestKind, kind[l])
         }
         let rowFloats = width &* 4
-        if plain && largestWeight == 0 && largestKind == 1 {
-            // Every lane at a texel centre, inside: both weights are +0 and the texels are
-            // plain, so the filter returns the top-left texel's bits — read them. (Integer
-            // offsets from `position` — blurs, edge detection, layer9 — land here.)
-            let column0 = column[0], row0 = row[0]
-            var offBlock: UInt32 = 0
-            for l in 0..<laneCount {
-                let dx = (column[l] &- column0) ^ UInt32(truncatingIfNeeded: BatchTile.column(l))
-                let dy = (row[l] &- row0) ^ UInt32(truncatingIfNeeded: BatchTile.row(l))
-                offBlock = max(offBlock, dx | dy)
-            }
-            if offBlock == 0 {
-                // The lanes read a tile-sized block of texels in tile order (one uniform offset from
-                // `position`): copy it as rows, not one texel per lane.
-                readTileBlock(texels + (Int(Int32(bitPattern: row0)) &* width &+ Int(Int32(bitPattern: column0))) &* 4,
-                              into: r)
-                return
-            }
-            for l in 0..<laneCount {
-                let p = texels + (Int(Int32(bitPattern: row[l])) &* width &+ Int(Int32(bitPattern: column[l]))) &* 4
-                r[l] = p[0].bitPattern
-                g[l] = p[1].bitPattern
-                b[l] = p[2].bitPattern
-                alpha[l] = p[3].bitPattern
-            }
-            return
-        }
         if largestKind == 1 {
-            // Every lane inside: when the lanes' taps are one tile-shaped block's, with one
-            // pair of weights (`position` plus a fractional offset: blurs at 1.5-pixel spacing,
-            // half-pixel shifts), filter the block as rows of texels instead of lane by lane.
+            // Every lane inside. When the lanes' taps are one tile-shaped block's with one pair
+            // of weights (`position` plus one offset), the block is read or filtered as rows
+            // of texels instead of lane by lane.
             let column0 = column[0], row0 = row[0], wx0 = weightX[0], wy0 = weightY[0]
             var offBlock: UInt32 = 0
             for l in 0..<laneCount {
@@ -219,9 +192,28 @@ extension TextureView {
                 let dy = (row[l] &- row0) ^ UInt32(truncatingIfNeeded: BatchTile.row(l))
                 offBlock = max(offBlock, dx | dy | (weightX[l] ^ wx0) | (weightY[l] ^ wy0))
             }
+            // At texel centres both weights are +0, and with plain texels the filter returns
+            // the top-left texel's bits: read them. (Integer offsets from `position` — blurs,
+            // edge detection, layer9.)
+            let texelCentred = plain && largestWeight == 0
             if offBlock == 0 {
-                bilinearTileBlock(texels + (Int(Int32(bitPattern: row0)) &* width &+ Int(Int32(bitPattern: column0))) &* 4,
-                                  wx: Float(bitPattern: wx0), wy: Float(bitPattern: wy0), into: r, scratch: scratch)
+                let origin = texels + (Int(Int32(bitPattern: row0)) &* width &+ Int(Int32(bitPattern: column0))) &* 4
+                if texelCentred {
+                    readTileBlock(origin, into: r)
+                } else {
+                    // A fractional offset: blurs at 1.5-pixel spacing, half-pixel shifts.
+                    bilinearTileBlock(origin, wx: Float(bitPattern: wx0), wy: Float(bitPattern: wy0), into: r, scratch: scratch)
+                }
+                return
+            }
+            if texelCentred {
+                for l in 0..<laneCount {
+                    let p = texels + (Int(Int32(bitPattern: row[l])) &* width &+ Int(Int32(bitPattern: column[l]))) &* 4
+                    r[l] = p[0].bitPattern
+                    g[l] = p[1].bitPattern
+                    b[l] = p[2].bitPattern
+                    alpha[l] = p[3].bitPattern
+                }
                 return
             }
         }
