@@ -146,7 +146,8 @@ function handleBinary(buffer) {
   $("fps").textContent = `${frames.fps} fps`;
   const ms = (frame.renderMicroseconds / 1000).toFixed(2);
   const k = frame.coarseStride;
-  $("render-ms").textContent = k > 1 ? `coarse 1/${k * k} of the pixels in ${ms} ms` : `${ms} ms/frame`;
+  const draft = frame.provisional ? " (quick compile)" : "";
+  $("render-ms").textContent = k > 1 ? `coarse 1/${k * k} of the pixels in ${ms} ms${draft}` : `${ms} ms/frame`;
 }
 
 // --- compile results ----------------------------------------------------------------------

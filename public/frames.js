@@ -24,6 +24,8 @@ export function parseFrame(buffer) {
     format: view.getUint8(at.format),
     // A coarse frame's sample stride (flags bits 0–7), 0 for a full frame.
     coarseStride: view.getUint16(at.flags, true) & 0xff,
+    // Bit 8: drawn from the quick compile of the edit just sent, before its `compiled`.
+    provisional: (view.getUint16(at.flags, true) & 0x100) !== 0,
     sequence: view.getUint32(at.sequence, true),
     time: view.getFloat64(at.time, true),
     width: view.getUint32(at.width, true),

@@ -36,6 +36,9 @@ import websockets
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HEADER = struct.Struct("<4sBBHIdIII")
+# Frame header flags bit 8: a provisional frame, from the quick compile of an edit not yet
+# answered (docs/protocol.md).
+PROVISIONAL = 0x100
 
 SHADER = """#include <metal_stdlib>
 using namespace metal;
@@ -148,22 +151,26 @@ async def first_pixels_case(url, case, size, edits):
     first, full, strides, renders = [], [], [], []
     async with websockets.connect(url, max_size=None) as ws:
         async def frames_until_full(began):
-            """Times of the first frame and of the first full frame after the `compiled` reply,
-            the first frame's stride and its render time (ms, from its header)."""
+            """Times of the first frame of the edit — a provisional one (header bit 8: drawn
+            from the edit's quick compile before its `compiled` reply) or any frame after that
+            reply — and of the first full frame after the reply, the first frame's stride and
+            its render time (ms, from its header)."""
             compiled, first_at, stride, render = False, None, 0, 0
             while True:
                 message = await asyncio.wait_for(ws.recv(), timeout=60)
                 if isinstance(message, str):
                     compiled = compiled or json.loads(message).get("type") == "compiled"
                     continue
-                if not compiled or message[:4] != b"KLNF":
+                if message[:4] != b"KLNF":
                     continue
                 fields = HEADER.unpack_from(message)
+                if not compiled and not fields[3] & PROVISIONAL:
+                    continue
                 flags = fields[3] & 0xFF
                 now = time.perf_counter()
                 if first_at is None:
                     first_at, stride, render = now, flags, fields[8] / 1000
-                if not flags:
+                if not flags and compiled:
                     return (first_at - began) * 1000, (now - began) * 1000, stride, render
 
         start = {"type": "preview.start", "function": function, "size": [size, size], "fps": 30, "content": content}

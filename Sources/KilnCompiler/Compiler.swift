@@ -22,6 +22,10 @@ public struct CompileOptions: Hashable, Sendable {
     /// … and its copies, nested unrolled loops included, come to at most this many
     /// instructions.
     public var maxUnrolledInstructions: Int
+    /// Off: no loop is unrolled, whatever the limits above, and the loops a compile with
+    /// them might have unrolled are counted (`CompileResult.loopsLeftForUnrolling`) — the
+    /// server's quick tier (docs/server.md, "Two compile tiers").
+    public var unrollsLoops = true
     /// Decide each loop's form by trying jump-based control on a snapshot of the lowering
     /// state and rolling back (`FunctionLowerer.speculativeLoop`) instead of by
     /// `LoopUniformityAnalysis`. On only to check the analysis against it.
@@ -73,6 +77,13 @@ public struct CompileResult: Sendable {
     /// found otherwise (lowered masked instead). Expected to be 0: a miss is an analysis bug
     /// that costs speed, never correctness.
     public var uniformityMisses = 0
+    /// With `CompileOptions.unrollsLoops` off: the loops a compile with unrolling might have
+    /// unrolled (a condition, no early exit, and no trip count known to be over
+    /// `maxUnrolledIterations`). 0 means this library is the one a compile with unrolling
+    /// makes, bit for bit — there every loop gives up at the same tests, before lowering
+    /// anything — so a quick compile (the server's first tier) can stand for the full one.
+    /// Always 0 when unrolling is on.
+    public var loopsLeftForUnrolling = 0
 
     public init(library: Library?, diagnostics: [Diagnostic], files: [SourceFile]) {
         self.library = library
@@ -94,6 +105,7 @@ public enum Compiler {
         var names: [String: SourceRange] = [:]
         var failed = false
         var uniformityMisses = 0
+        var loopsLeftForUnrolling = 0
         for main in units {
             let (checked, found) = Frontend.check(files: files, mainFile: main, limits: options.languageLimits,
                                                   searchPaths: options.includeSearchPaths)
@@ -119,12 +131,14 @@ public enum Compiler {
                 lowerer.maxInstructions = options.libraryLimits.maxInstructions
                 lowerer.maxUnrolledIterations = options.maxUnrolledIterations
                 lowerer.maxUnrolledInstructions = options.maxUnrolledInstructions
+                lowerer.unrollsLoops = options.unrollsLoops
                 lowerer.speculatesUniformLoops = options.speculatesUniformLoops
                 lowerer.uniformityShared = LoopUniformityAnalysis.Shared(steps: options.maxUniformitySteps)
                 lowerer.evaluatesTripCounts = options.evaluatesTripCounts
                 do {
                     let lowered = try lowerer.lowerEntry()
                     uniformityMisses += lowerer.uniformityMisses
+                    loopsLeftForUnrolling += lowerer.loopsLeftForUnrolling
                     if let problem = assembler.append(lowered) {
                         diagnostics.append(problem)
                         failed = true
@@ -151,6 +165,7 @@ public enum Compiler {
             debugLocations: assembler.debugLocations, debugInfo: assembler.debugInfo)
         var result = CompileResult(library: library, diagnostics: diagnostics, files: files)
         result.uniformityMisses = uniformityMisses
+        result.loopsLeftForUnrolling = loopsLeftForUnrolling
         return result
     }
 }

@@ -27,6 +27,10 @@ extension FunctionLowerer {
                   _ testFirst: Bool) throws -> Bool {
         guard maxUnrolledIterations > 0, let condition,
               !StatementScanner.canRetire(body, discards: functionDiscards) else { return false }
+        guard unrollsLoops else {
+            if mightUnroll(condition, step, body, testFirst) { loopsLeftForUnrolling += 1 }
+            return false
+        }
         let tripCount = try tripCountBeforeLowering(condition, step, body, testFirst)
         guard tripCount.mayBeWithinLimit else { return false }
         // Inside a loop being unrolled, a loop that cannot be unrolled makes the outer one
@@ -70,6 +74,22 @@ extension FunctionLowerer {
         } catch LoweringError.notUnrollable {
             return try giveUp()
         }
+    }
+
+    /// With unrolling off, whether a compile with it might unroll this loop: false only when
+    /// its trip count, evaluated without lowering, is over the limit — there that compile
+    /// gives up before lowering anything (`tripCountBeforeLowering`), so the two compiles
+    /// stay the same.
+    func mightUnroll(_ condition: TypedExpression, _ step: TypedExpression?, _ body: [TypedStatement],
+                     _ testFirst: Bool) -> Bool {
+        guard evaluatesTripCounts else { return true }
+        var read = Set<VariableID>()
+        for e in [condition] + (step.map { [$0] } ?? []) {
+            StatementScanner.visit(e) { if case .variable(let id) = $0.kind { read.insert(id) } }
+        }
+        guard assignedVariables(body, program: program).isDisjoint(with: read),
+              let count = evaluatedTripCount(condition, step, read, testFirst) else { return true }
+        return count <= maxUnrolledIterations
     }
 
     /// What is known of the trip count before the body is lowered. `mayBeWithinLimit` is

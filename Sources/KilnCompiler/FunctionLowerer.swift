@@ -44,6 +44,10 @@ final class FunctionLowerer {
     var maxUnrolledIterations = CompileOptions().maxUnrolledIterations
     var maxUnrolledInstructions = CompileOptions().maxUnrolledInstructions
     var unrollingDepth = 0
+    /// `CompileOptions.unrollsLoops`, and with it off the loops unrolling might have
+    /// unrolled: `CompileResult.loopsLeftForUnrolling`.
+    var unrollsLoops = true
+    var loopsLeftForUnrolling = 0
     /// `CompileOptions.speculatesUniformLoops`.
     var speculatesUniformLoops = false
     /// Loops `LoopUniformityAnalysis` promised uniform that lowering found otherwise.

@@ -68,6 +68,41 @@ public final class CompileCache: @unchecked Sendable {
         return (shader, false)
     }
 
+    /// Whether `files` are cached (or being compiled) already: `compile` would not compile them.
+    public func contains(_ files: [SourceFile], searchPaths: [String] = []) -> Bool {
+        let key = Self.key(for: files, searchPaths: searchPaths)
+        condition.lock(); defer { condition.unlock() }
+        return entries[key] != nil || pending.contains(key)
+    }
+
+    /// `files` compiled without unrolling loops — the quick tier of an edit's first pixels
+    /// (docs/server.md, "Two compile tiers"): unrolling is about half of compiling shader
+    /// art, and the rolled library draws the same pixels, only slower. `final` is true when
+    /// no loop would have been unrolled (`CompileResult.loopsLeftForUnrolling` is 0): then
+    /// this is the full compile's library, bit for bit, and it is cached as such. A failed
+    /// quick compile is never final (unrolling could change which limit an edit runs into).
+    public func compileQuickly(_ files: [SourceFile], searchPaths: [String] = []) -> (shader: CompiledShader, final: Bool) {
+        var options = options
+        options.includeSearchPaths = searchPaths
+        options.unrollsLoops = false
+        let key = Self.key(for: files, searchPaths: searchPaths)
+        let result = Compiler.compile(files, options: options)
+        let shader = CompiledShader(result: result, key: key)
+        let final = result.library != nil && result.loopsLeftForUnrolling == 0
+        // `compile` would make this very library: unless it got there first, keep it as the
+        // cache's entry.
+        if final {
+            condition.lock()
+            if entries[key] == nil && !pending.contains(key) {
+                entries[key] = shader
+                touch(key)
+                while order.count > capacity { entries[order.removeFirst()] = nil }
+            }
+            condition.unlock()
+        }
+        return (shader, final)
+    }
+
     public var count: Int {
         condition.lock(); defer { condition.unlock() }
         return entries.count

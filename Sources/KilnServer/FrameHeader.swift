@@ -11,8 +11,11 @@
 /// `format` 0 = RGBA8 premultiplied (width × height × 4 bytes, row 0 at the top),
 /// 1 = PNG (straight alpha). `flags` bits 0–7: the sample stride k of a *coarse* frame
 /// (0 for a full frame): its pixel (x, y) is the full frame's pixel (k·x, k·y), to be shown
-/// scaled up until the full frame follows; bits 8–15 are 0. Libraries start with "KILNLIB\0" instead, so a client can
-/// tell the two binary messages apart by their first bytes.
+/// scaled up until the full frame follows. Bit 8 marks a *provisional* frame: a coarse frame
+/// of the newest edit, drawn from its quick compile before the edit is answered (its
+/// `compiled` follows; docs/server.md, "Two compile tiers"). Bits 9–15 are 0. Libraries
+/// start with "KILNLIB\0" instead, so a client can tell the two binary messages apart by
+/// their first bytes.
 ///
 /// `Field` is the one definition of the layout: the writer and reader here use it, and a
 /// test checks the browser's reader (`public/frames.js`) and docs/protocol.md against it.
@@ -50,10 +53,16 @@ public struct FrameHeader: Equatable, Sendable {
     public var renderMicroseconds: UInt32
     /// The sample stride of a coarse frame (`flags` bits 0–7); 0 for a full frame.
     public var coarseStride: UInt8
+    /// `flags` bit 8: drawn from the quick compile of an edit not answered yet.
+    public var provisional: Bool
+
+    /// `flags`' bit for `provisional`.
+    public static let provisionalFlag: UInt16 = 0x100
 
     public init(format: Format, sequence: UInt32, time: Double, width: UInt32, height: UInt32, renderMicroseconds: UInt32,
-                coarseStride: UInt8 = 0) {
+                coarseStride: UInt8 = 0, provisional: Bool = false) {
         self.coarseStride = coarseStride
+        self.provisional = provisional
         self.format = format
         self.sequence = sequence
         self.time = time
@@ -71,7 +80,7 @@ public struct FrameHeader: Equatable, Sendable {
         out.replaceSubrange(Field.magic.offset..<Field.magic.offset + 4, with: Self.magic)
         out[Field.version.offset] = Self.version
         out[Field.format.offset] = format.rawValue
-        put(UInt64(coarseStride), .flags, bytes: 2)
+        put(UInt64(UInt16(coarseStride) | (provisional ? Self.provisionalFlag : 0)), .flags, bytes: 2)
         put(UInt64(sequence), .sequence, bytes: 4)
         put(time.bitPattern, .time, bytes: 8)
         put(UInt64(width), .width, bytes: 4)
@@ -87,9 +96,10 @@ public struct FrameHeader: Equatable, Sendable {
         func read(_ field: Field, bytes count: Int) -> UInt64 {
             (0..<count).reduce(UInt64(0)) { $0 | UInt64(bytes[field.offset + $1]) << UInt64(8 * $1) }
         }
+        let flags = UInt16(truncatingIfNeeded: read(.flags, bytes: 2))
         self.init(format: format, sequence: UInt32(read(.sequence, bytes: 4)), time: Double(bitPattern: read(.time, bytes: 8)),
                   width: UInt32(read(.width, bytes: 4)), height: UInt32(read(.height, bytes: 4)),
                   renderMicroseconds: UInt32(read(.renderMicroseconds, bytes: 4)),
-                  coarseStride: UInt8(truncatingIfNeeded: read(.flags, bytes: 2)))
+                  coarseStride: UInt8(truncatingIfNeeded: flags), provisional: flags & Self.provisionalFlag != 0)
     }
 }

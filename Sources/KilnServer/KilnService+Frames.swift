@@ -321,7 +321,7 @@ extension KilnService {
     /// Tile threads for one frame: the configured number, or with 0 (the default) the
     /// cores shared among the sessions that are previewing — one session gets every core,
     /// many get one each so they run side by side.
-    private func renderThreads() -> Int {
+    func renderThreads() -> Int {
         guard settings.renderThreadsPerFrame == 0 else { return settings.renderThreadsPerFrame }
         sessionsLock.lock()
         let previewing = sessions.values.reduce(0) { count, session in

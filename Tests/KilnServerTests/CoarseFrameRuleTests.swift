@@ -93,5 +93,16 @@ import Testing
         #expect(FrameHeader(bytes: header.bytes)?.coarseStride == 8)
         let full = FrameHeader(format: .rgba8, sequence: 8, time: 1.5, width: 512, height: 384, renderMicroseconds: 9000)
         #expect(full.bytes[FrameHeader.Field.flags.offset] == 0)
+        #expect(FrameHeader(bytes: full.bytes)?.provisional == false)
+    }
+
+    @Test func theHeaderMarksAProvisionalFrameInBitEight() {
+        let header = FrameHeader(format: .rgba8, sequence: 3, time: 0.5, width: 16, height: 16, renderMicroseconds: 700,
+                                 coarseStride: 32, provisional: true)
+        #expect(header.bytes[FrameHeader.Field.flags.offset] == 32)
+        #expect(header.bytes[FrameHeader.Field.flags.offset + 1] == 1)
+        let read = FrameHeader(bytes: header.bytes)
+        #expect(read == header)
+        #expect(read?.coarseStride == 32 && read?.provisional == true)
     }
 }

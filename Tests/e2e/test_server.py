@@ -34,7 +34,7 @@ def parse_frame(message):
     magic, version, fmt, flags, seq, t, w, h, render_us = FRAME_HEADER.unpack_from(message)
     assert magic == b"KLNF" and version == 1
     return {"format": fmt, "sequence": seq, "time": t, "width": w, "height": h, "coarse": flags & 0xFF,
-            "payload": message[FRAME_HEADER.size:], "raw": message}
+            "provisional": bool(flags & 0x100), "payload": message[FRAME_HEADER.size:], "raw": message}
 
 
 async def next_json(ws, type_=None, timeout=10):
@@ -868,6 +868,71 @@ def test_an_edit_of_a_slow_shader_shows_coarse_pixels_first(server):
                 following = await next_frame(ws, timeout=60, coarse=True)
                 assert following["coarse"] == 0 and after["payload"] == subsample(following, k)
     run(go())
+
+
+@pytest.mark.skipif(not os.environ.get("KILN_CPU_BIN"), reason="KILN_CPU_BIN (a release build) not given; make test gives it")
+def test_a_slow_shaders_edit_shows_provisional_pixels_from_its_quick_compile():
+    """When an edit's first frame will be coarse, the server compiles the edit without
+    unrolling loops first and sends that library's coarse frame before `compiled`, flagged
+    provisional (header bit 8). Its pixels are exactly the full frame's at every k-th pixel:
+    the quick library draws the same bytes as the unrolled one that `compiled` delivers.
+    A release server: in a debug build's VM the provisional frame renders slower than the
+    full compile, and it is only sent while its edit is unanswered."""
+    server = KilnServer()
+    server.args[0] = os.environ["KILN_CPU_BIN"]
+    server.start()
+    source = (ROOT / "bench" / "raymarch.metal").read_text()
+    width, height = 192, 128
+
+    def subsample(full, k):
+        w, pixels = full["width"], full["payload"]
+        return b"".join(pixels[(y * w + x) * 4:(y * w + x) * 4 + 4]
+                        for y in range(0, full["height"], k) for x in range(0, w, k))
+
+    async def go():
+        async with websockets.connect(server.ws, max_size=None) as ws:
+            await ws.send(json.dumps({"type": "compile", "id": 1, "name": "raymarch.metal", "source": source}))
+            assert (await next_json(ws, "compiled"))["ok"] is True
+            await ws.send(json.dumps({"type": "preview.start", "id": 2, "function": "raymarch", "size": [width, height], "fps": 30}))
+            await next_frame(ws, timeout=60)
+            # Paused, every frame is drawn at one time: the provisional frame and the full
+            # library's frames can be compared byte for byte.
+            await ws.send(json.dumps({"type": "clock", "id": 3, "action": "pause"}))
+            await next_json(ws, "clock")
+            await next_frame(ws, timeout=60)
+            seen = 0
+            for edit in range(3):
+                edited = source.replace("float3(0.9, 0.45, 0.2)", f"float3(0.{edit + 1}, 0.45, 0.9)")
+                await ws.send(json.dumps({"type": "compile", "id": 10 + edit, "name": "raymarch.metal", "source": edited}))
+                provisional = []
+                while True:
+                    message = await asyncio.wait_for(ws.recv(), timeout=60)
+                    if isinstance(message, str):
+                        reply = json.loads(message)
+                        if reply.get("type") == "compiled":
+                            assert reply["ok"] is True and reply["id"] == 10 + edit
+                            break
+                    elif message[:4] == b"KLNF":
+                        frame = parse_frame(message)
+                        # Before the answer only the edit's own provisional frame may come:
+                        # the old library's frame in progress was cancelled.
+                        assert frame["provisional"] and frame["coarse"] > 1, frame["coarse"]
+                        provisional.append(frame)
+                assert len(provisional) <= 1
+                full = await next_frame(ws, timeout=60)
+                assert not full["provisional"]
+                for frame in provisional:
+                    assert frame["sequence"] < full["sequence"]
+                    k = frame["coarse"]
+                    assert (frame["width"], frame["height"]) == (-(-width // k), -(-height // k))
+                    assert frame["time"] == full["time"]
+                    assert frame["payload"] == subsample(full, k)
+                seen += len(provisional)
+            assert seen > 0, "no edit of three got a provisional frame"
+    try:
+        run(go())
+    finally:
+        server.stop()
 
 
 # --- the pixel debugger ------------------------------------------------------------
