@@ -98,9 +98,9 @@ struct LiveCommand: ParsableCommand {
                     }
                 case .message(.binary(let bytes))?:
                     if bytes.starts(with: Array("KILNLIB".utf8)) {
-                        try? Data(bytes).write(to: URL(fileURLWithPath: libraryPath), options: .atomic)
+                        try? ShaderBuild.write(bytes, to: libraryPath)
                     } else if let header = FrameHeader(bytes: bytes), let frame {
-                        try? Data(bytes[FrameHeader.byteCount...]).write(to: URL(fileURLWithPath: frame), options: .atomic)
+                        try? ShaderBuild.write(Array(bytes[FrameHeader.byteCount...]), to: frame)
                         if exitAfter > 0, results >= exitAfter, header.format == .png { client.close(); return }
                     }
                 case .closed(let reason)?:

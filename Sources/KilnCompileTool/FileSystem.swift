@@ -61,6 +61,15 @@ public enum FileSystem {
     /// Whether the file at `path` exists and this process may read it.
     public static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
+    /// Whether `path` names something other than a regular file or a folder — a device
+    /// such as `/dev/null` or `/dev/stdout`, a pipe, a socket — following symbolic links.
+    public static func isSpecialFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let type = info.st_mode & S_IFMT
+        return type != S_IFREG && type != S_IFDIR
+    }
+
     /// The process's current folder.
     public static var currentDirectory: String {
         guard let pointer = getcwd(nil, 0) else { return "." }

@@ -85,6 +85,16 @@ public enum ShaderBuild {
 
     /// Writes `bytes` to `path`, creating the parent folder.
     public static func write(_ bytes: [UInt8], to path: String) throws {
+        // A device or pipe (`-o /dev/null`, `-o /dev/stdout`) is written to, not replaced:
+        // renaming a file over it would put a regular file where `/dev/null` was (as root,
+        // every later write to /dev/null then lands in that file).
+        if FileSystem.isSpecialFile(path) {
+            let descriptor = open(path, O_WRONLY)
+            guard descriptor >= 0 else { throw CommandFailure("\(path): cannot be written") }
+            let complete = bytes.withUnsafeBytes { FileSystem.writeAll($0, to: descriptor) }
+            guard close(descriptor) == 0, complete else { throw CommandFailure("\(path): cannot be written") }
+            return
+        }
         let directory = FileSystem.directory(of: path)
         if !directory.isEmpty {
             FileSystem.makeDirectories(directory)

@@ -25,6 +25,27 @@ import Testing
         #expect(FileSystem.join("", "b.h") == "b.h")
     }
 
+    /// `kiln compile … -o /dev/null` once renamed its temporary file over /dev/null, leaving
+    /// a regular file there (run as root). A link to /dev/null stands in for it: written
+    /// through, the link stays a link; replaced, it would become a regular file.
+    @Test func aDeviceIsWrittenToNotReplaced() throws {
+        let folder = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let link = folder.appendingPathComponent("null.kilnlib").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/null")
+        #expect(FileSystem.isSpecialFile(link))
+        try ShaderBuild.write(Array("KILNLIB\0".utf8), to: link)
+        let kind = try FileManager.default.attributesOfItem(atPath: link)[.type] as? FileAttributeType
+        #expect(kind == .typeSymbolicLink)
+        #expect(FileSystem.isSpecialFile("/dev/null"))
+
+        let plain = folder.appendingPathComponent("plain.kilnlib").path
+        #expect(!FileSystem.isSpecialFile(plain))
+        try ShaderBuild.write(Array("KILNLIB\0".utf8), to: plain)
+        #expect(!FileSystem.isSpecialFile(plain) && !FileSystem.isSpecialFile(folder.path))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: plain)) == Data("KILNLIB\0".utf8))
+    }
+
     @Test func sourcesAreReadWithClearErrors() throws {
         let folder = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
