@@ -79,10 +79,10 @@ public struct CompileResult: Sendable {
     public var uniformityMisses = 0
     /// With `CompileOptions.unrollsLoops` off: the loops a compile with unrolling might have
     /// unrolled (a condition, no early exit, and no trip count known to be over
-    /// `maxUnrolledIterations`). 0 means this library is the one a compile with unrolling
-    /// makes, bit for bit — there every loop gives up at the same tests, before lowering
-    /// anything — so a quick compile (the server's first tier) can stand for the full one.
-    /// Always 0 when unrolling is on.
+    /// `maxUnrolledIterations`). 0 means this result — library or diagnostics — is the one a
+    /// compile with unrolling makes, bit for bit: there every loop gives up at the same
+    /// tests, before lowering anything, so a quick compile (the server's first tier) can
+    /// stand for the full one. Always 0 when unrolling is on.
     public var loopsLeftForUnrolling = 0
 
     public init(library: Library?, diagnostics: [Diagnostic], files: [SourceFile]) {
@@ -157,7 +157,11 @@ public enum Compiler {
                                       at: SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1))))
             failed = true
         }
-        guard !failed else { return CompileResult(library: nil, diagnostics: diagnostics, files: files) }
+        guard !failed else {
+            var result = CompileResult(library: nil, diagnostics: diagnostics, files: files)
+            result.loopsLeftForUnrolling = loopsLeftForUnrolling
+            return result
+        }
         let library = Library(
             compilerVersion: CompilerVersion.string,
             sources: files.map { SourceRecord(name: $0.name, sha256: SHA256Digest.hash($0.bytes)) },

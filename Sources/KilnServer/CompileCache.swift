@@ -79,8 +79,10 @@ public final class CompileCache: @unchecked Sendable {
     /// (docs/server.md, "Two compile tiers"): unrolling is about half of compiling shader
     /// art, and the rolled library draws the same pixels, only slower. `final` is true when
     /// no loop would have been unrolled (`CompileResult.loopsLeftForUnrolling` is 0): then
-    /// this is the full compile's library, bit for bit, and it is cached as such. A failed
-    /// quick compile is never final (unrolling could change which limit an edit runs into).
+    /// this is the full compile's library, bit for bit, and it is cached as such. The same
+    /// holds for a compile that fails: with no loop left, the full compile takes the same
+    /// path to the same diagnostics — so a typo (the front end stops before any loop is
+    /// lowered) costs one compile, not two.
     public func compileQuickly(_ files: [SourceFile], searchPaths: [String] = []) -> (shader: CompiledShader, final: Bool) {
         var options = options
         options.includeSearchPaths = searchPaths
@@ -88,7 +90,7 @@ public final class CompileCache: @unchecked Sendable {
         let key = Self.key(for: files, searchPaths: searchPaths)
         let result = Compiler.compile(files, options: options)
         let shader = CompiledShader(result: result, key: key)
-        let final = result.library != nil && result.loopsLeftForUnrolling == 0
+        let final = result.loopsLeftForUnrolling == 0
         // `compile` would make this very library: unless it got there first, keep it as the
         // cache's entry.
         if final {

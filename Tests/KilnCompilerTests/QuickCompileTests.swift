@@ -27,6 +27,18 @@ import Testing
         #expect(same || quick.loopsLeftForUnrolling > 0, "\(path): nothing left to unroll, yet the libraries differ")
     }
 
+    /// A typo stops the front end before any loop is lowered: the quick compile's
+    /// diagnostics are the full compile's, so the server answers with them at once.
+    @Test func aFailingEditIsFinalWhenNoLoopWasLeft() throws {
+        let source = RepositoryFiles.text("bench/raymarch.metal").replacingOccurrences(of: "return d;", with: "return dd;")
+        let files = [SourceFile(name: "raymarch.metal", text: source)]
+        let (full, quick) = (Compiler.compile(files), Compiler.compile(files, options: Self.quick))
+        #expect(full.library == nil && quick.library == nil)
+        #expect(quick.loopsLeftForUnrolling == 0)
+        #expect(quick.diagnostics.map(\.message) == full.diagnostics.map(\.message))
+        #expect(!quick.diagnostics.isEmpty)
+    }
+
     @Test func loopsAreCountedOnlyWhereUnrollingWouldTry() throws {
         func left(_ body: String) -> Int {
             let source = """
