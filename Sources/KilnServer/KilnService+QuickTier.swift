@@ -72,13 +72,16 @@ extension KilnService {
             return
         }
         let frame: (header: FrameHeader, payload: [UInt8])
+        // One tile thread: the full compile runs on the other core meanwhile, and a coarse
+        // frame is a batch or two (starfield's 512² provisional frame: 0.42–0.57 ms on one
+        // thread against 0.57–0.69 on two, whose second thread waited for the compile's core).
         do {
             let content = try resolveContent(preview.contentName, slot: .content, session: session, preview: preview)
             let content2 = try preview.content2Name.map { try resolveContent($0, slot: .content2, session: session, preview: preview) }
             let started = monotonicSeconds()
             let request = PreviewRequest(library: library, function: preview.function, width: preview.width,
                                          height: preview.height, content: content, content2: content2,
-                                         arguments: preview.arguments, time: Float(time), threads: renderThreads(),
+                                         arguments: preview.arguments, time: Float(time), threads: 1,
                                          maxFrameWork: settings.maxFrameWork, cancellation: cancellation,
                                          preparedFunctions: shader.preparedFunctions)
             guard let coarse = try renderer.renderCoarse(request, stride: stride) else { return }
