@@ -87,26 +87,20 @@ public enum ShaderBuild {
     public static func write(_ bytes: [UInt8], to path: String) throws {
         // A device or pipe (`-o /dev/null`, `-o /dev/stdout`) is written to, not replaced:
         // renaming a file over it would put a regular file where `/dev/null` was (as root,
-        // every later write to /dev/null then lands in that file).
-        if FileSystem.isSpecialFile(path) {
-            let descriptor = open(path, O_WRONLY)
-            guard descriptor >= 0 else { throw CommandFailure("\(path): cannot be written") }
-            let complete = bytes.withUnsafeBytes { FileSystem.writeAll($0, to: descriptor) }
-            guard close(descriptor) == 0, complete else { throw CommandFailure("\(path): cannot be written") }
-            return
-        }
+        // every later write to /dev/null then lands in that file). A file is written whole
+        // or not at all: a temporary file beside it, renamed over it.
+        let special = FileSystem.isSpecialFile(path)
         let directory = FileSystem.directory(of: path)
-        if !directory.isEmpty {
+        if !special && !directory.isEmpty {
             FileSystem.makeDirectories(directory)
         }
-        // Whole or not at all: a temporary file beside it, renamed over it.
-        let temporary = path + ".partial-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let target = special ? path : path + ".partial-\(getpid())"
+        let descriptor = special ? open(target, O_WRONLY) : open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw CommandFailure("\(path): cannot be written") }
         let complete = bytes.withUnsafeBytes { FileSystem.writeAll($0, to: descriptor) }
         let closed = close(descriptor) == 0
-        guard complete, closed, rename(temporary, path) == 0 else {
-            unlink(temporary)
+        guard complete, closed, special || rename(target, path) == 0 else {
+            if !special { unlink(target) }
             throw CommandFailure("\(path): cannot be written")
         }
     }

@@ -83,13 +83,19 @@ extension FunctionLowerer {
     func mightUnroll(_ condition: TypedExpression, _ step: TypedExpression?, _ body: [TypedStatement],
                      _ testFirst: Bool) -> Bool {
         guard evaluatesTripCounts else { return true }
+        let read = Self.variablesRead(by: condition, step)
+        guard assignedVariables(body, program: program).isDisjoint(with: read),
+              let count = evaluatedTripCount(condition, step, read, testFirst) else { return true }
+        return count <= maxUnrolledIterations
+    }
+
+    /// The variables a loop's condition and step read.
+    static func variablesRead(by condition: TypedExpression, _ step: TypedExpression?) -> Set<VariableID> {
         var read = Set<VariableID>()
         for e in [condition] + (step.map { [$0] } ?? []) {
             StatementScanner.visit(e) { if case .variable(let id) = $0.kind { read.insert(id) } }
         }
-        guard assignedVariables(body, program: program).isDisjoint(with: read),
-              let count = evaluatedTripCount(condition, step, read, testFirst) else { return true }
-        return count <= maxUnrolledIterations
+        return read
     }
 
     /// What is known of the trip count before the body is lowered. `mayBeWithinLimit` is
@@ -101,10 +107,7 @@ extension FunctionLowerer {
     /// compile time for nothing.) Leaves the state as it found it.
     func tripCountBeforeLowering(_ condition: TypedExpression, _ step: TypedExpression?, _ body: [TypedStatement],
                                  _ testFirst: Bool) throws -> (mayBeWithinLimit: Bool, count: Int?) {
-        var read = Set<VariableID>()
-        for e in [condition] + (step.map { [$0] } ?? []) {
-            StatementScanner.visit(e) { if case .variable(let id) = $0.kind { read.insert(id) } }
-        }
+        let read = Self.variablesRead(by: condition, step)
         guard assignedVariables(body, program: program).isDisjoint(with: read) else { return (true, nil) }
         if evaluatesTripCounts, let count = evaluatedTripCount(condition, step, read, testFirst) {
             return count <= maxUnrolledIterations ? (true, count) : (false, nil)

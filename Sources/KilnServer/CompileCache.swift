@@ -60,19 +60,17 @@ public final class CompileCache: @unchecked Sendable {
 
         condition.lock()
         pending.remove(key)
-        entries[key] = shader
-        touch(key)
-        while order.count > capacity { entries[order.removeFirst()] = nil }
+        insert(shader, key: key)
         condition.broadcast()
         condition.unlock()
         return (shader, false)
     }
 
-    /// Whether `files` are cached (or being compiled) already: `compile` would not compile them.
-    public func contains(_ files: [SourceFile], searchPaths: [String] = []) -> Bool {
-        let key = Self.key(for: files, searchPaths: searchPaths)
-        condition.lock(); defer { condition.unlock() }
-        return entries[key] != nil || pending.contains(key)
+    /// Keeps `shader` under `key`, least-recently-used out (call with `condition` locked).
+    private func insert(_ shader: CompiledShader, key: [UInt8]) {
+        entries[key] = shader
+        touch(key)
+        while order.count > capacity { entries[order.removeFirst()] = nil }
     }
 
     /// `files` compiled without unrolling loops — the quick tier of an edit's first pixels
@@ -82,12 +80,17 @@ public final class CompileCache: @unchecked Sendable {
     /// this is the full compile's library, bit for bit, and it is cached as such. The same
     /// holds for a compile that fails: with no loop left, the full compile takes the same
     /// path to the same diagnostics — so a typo (the front end stops before any loop is
-    /// lowered) costs one compile, not two.
-    public func compileQuickly(_ files: [SourceFile], searchPaths: [String] = []) -> (shader: CompiledShader, final: Bool) {
+    /// lowered) costs one compile, not two. Nil when `files` are cached or being compiled
+    /// already: `compile` answers them without compiling.
+    public func compileQuickly(_ files: [SourceFile], searchPaths: [String] = []) -> (shader: CompiledShader, final: Bool)? {
+        let key = Self.key(for: files, searchPaths: searchPaths)
+        condition.lock()
+        let known = entries[key] != nil || pending.contains(key)
+        condition.unlock()
+        guard !known else { return nil }
         var options = options
         options.includeSearchPaths = searchPaths
         options.unrollsLoops = false
-        let key = Self.key(for: files, searchPaths: searchPaths)
         let result = Compiler.compile(files, options: options)
         let shader = CompiledShader(result: result, key: key)
         let final = result.loopsLeftForUnrolling == 0
@@ -95,11 +98,7 @@ public final class CompileCache: @unchecked Sendable {
         // cache's entry.
         if final {
             condition.lock()
-            if entries[key] == nil && !pending.contains(key) {
-                entries[key] = shader
-                touch(key)
-                while order.count > capacity { entries[order.removeFirst()] = nil }
-            }
+            if entries[key] == nil && !pending.contains(key) { insert(shader, key: key) }
             condition.unlock()
         }
         return (shader, final)

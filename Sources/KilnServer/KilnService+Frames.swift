@@ -113,9 +113,7 @@ extension KilnService {
         var stride = 1
         if session.coarseGeneration != generation {
             session.coarseGeneration = generation
-            stride = Self.coarseStride(lastFrameSeconds: session.lastFrameSeconds, deliverySeconds: session.lastDeliverySeconds,
-                                       coarsePixelCost: session.coarsePixelCost, target: settings.coarseFrameSeconds,
-                                       maxStride: Self.maxCoarseStride(width: preview.width, height: preview.height))
+            stride = editFrameStride(session, preview: preview)
         }
         // A paused clock renders one frame per change, not the same frame at the frame rate.
         session.fullFrameOwed = stride > 1
@@ -132,6 +130,14 @@ extension KilnService {
                         sequence: sequence, generation: generation, revision: revision, cancellation: cancellation, stride: stride)
         }
         return due
+    }
+
+    /// The stride of an edit's first frame for `session` (1: a full frame), from what its
+    /// frames cost so far. Called with `session.lock` held.
+    func editFrameStride(_ session: LiveSession, preview: PreviewSettings) -> Int {
+        Self.coarseStride(lastFrameSeconds: session.lastFrameSeconds, deliverySeconds: session.lastDeliverySeconds,
+                          coarsePixelCost: session.coarsePixelCost, target: settings.coarseFrameSeconds,
+                          maxStride: Self.maxCoarseStride(width: preview.width, height: preview.height))
     }
 
     /// Whether an edit's compile cancels the session's frame in progress and holds back new

@@ -24,16 +24,13 @@ extension KilnService {
     func quickTier(_ request: PendingCompile, sequence: Int, session: LiveSession) -> CompiledShader? {
         session.lock.lock()
         let preview = session.preview
-        let stride = Self.coarseStride(lastFrameSeconds: session.lastFrameSeconds, deliverySeconds: session.lastDeliverySeconds,
-                                       coarsePixelCost: session.coarsePixelCost, target: settings.coarseFrameSeconds,
-                                       maxStride: Self.maxCoarseStride(width: preview?.width ?? 0, height: preview?.height ?? 0))
+        let stride = preview.map { editFrameStride(session, preview: $0) } ?? 1
         // Only a session already streaming frames has a frame time to go by and a function
         // to draw; a scene draws no shader preview.
         let wanted = session.shader != nil && session.scene == nil && !session.renderFailed && stride > 1
         session.lock.unlock()
         guard wanted, let preview, !preview.function.isEmpty,
-              !cache.contains(request.files, searchPaths: request.searchPaths) else { return nil }
-        let (quick, final) = cache.compileQuickly(request.files, searchPaths: request.searchPaths)
+              let (quick, final) = cache.compileQuickly(request.files, searchPaths: request.searchPaths) else { return nil }
         if final { return quick }
         guard let library = quick.result.library,
               library.functions.contains(where: { $0.name == preview.function && $0.kind != .vertex }) else { return nil }
