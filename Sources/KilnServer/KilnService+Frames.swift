@@ -240,26 +240,21 @@ extension KilnService {
         guard current else { return }
         var started = monotonicSeconds()
         do {
-            let content = try resolveContent(preview.contentName, slot: .content, session: session, preview: preview)
-            let content2 = try preview.content2Name.map { try resolveContent($0, slot: .content2, session: session, preview: preview) }
+            let request = try frameRequest(session, preview: preview, library: library, time: time, threads: renderThreads(),
+                                           cancellation: cancellation, preparedFunctions: preparedFunctions)
             started = monotonicSeconds()
-            let request = PreviewRequest(library: library, function: preview.function, width: preview.width,
-                                         height: preview.height, content: content, content2: content2,
-                                         arguments: preview.arguments, time: Float(time), threads: renderThreads(),
-                                         maxFrameWork: settings.maxFrameWork, cancellation: cancellation,
-                                         preparedFunctions: preparedFunctions)
             let pixels: [UInt8], width: Int, height: Int, coarseStride: Int
             if stride > 1, let coarse = try renderer.renderCoarse(request, stride: stride) {
                 (pixels, width, height, coarseStride) = (coarse.pixels, coarse.width, coarse.height, coarse.stride)
             } else {
                 pixels = try renderer.render(request)
                 // The output size follows the renderer (effects take their content's size).
-                (width, height) = outputSize(pixels.count, preview: preview, content: content)
+                (width, height) = outputSize(pixels.count, preview: preview, content: request.content)
                 coarseStride = 1
             }
             let rendered = monotonicSeconds()
             let seconds = rendered - started
-            let payload = preview.format == .png ? try renderer.encodePNG(premultiplied: pixels, width: width, height: height) : pixels
+            let payload = try framePayload(pixels, width: width, height: height, format: preview.format)
             // What a full frame's delivery costs: a coarse one's scaled up by its pixels.
             let delivery = (monotonicSeconds() - rendered + Self.deliverySeconds(bytes: payload.count))
                 * Double(coarseStride * coarseStride)
@@ -336,6 +331,24 @@ extension KilnService {
         }
         sessionsLock.unlock()
         return max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, previewing))
+    }
+
+    /// The request for a frame of `preview` drawn by `library`, with its contents resolved for
+    /// `session` (built-in or uploaded images at the preview's size: the work of a frame
+    /// before its render starts, so callers start its clock after this).
+    func frameRequest(_ session: LiveSession, preview: PreviewSettings, library: Library, time: Double, threads: Int,
+                      cancellation: RenderCancellation, preparedFunctions: PreparedFunctionCache?) throws -> PreviewRequest {
+        let content = try resolveContent(preview.contentName, slot: .content, session: session, preview: preview)
+        let content2 = try preview.content2Name.map { try resolveContent($0, slot: .content2, session: session, preview: preview) }
+        return PreviewRequest(library: library, function: preview.function, width: preview.width, height: preview.height,
+                              content: content, content2: content2, arguments: preview.arguments, time: Float(time),
+                              threads: threads, maxFrameWork: settings.maxFrameWork, cancellation: cancellation,
+                              preparedFunctions: preparedFunctions)
+    }
+
+    /// A frame's premultiplied RGBA8 pixels as the preview asked for them: PNG or raw.
+    func framePayload(_ pixels: [UInt8], width: Int, height: Int, format: FrameHeader.Format) throws -> [UInt8] {
+        format == .png ? try renderer.encodePNG(premultiplied: pixels, width: width, height: height) : pixels
     }
 
     private func outputSize(_ byteCount: Int, preview: PreviewSettings, content: PreviewContent?) -> (Int, Int) {

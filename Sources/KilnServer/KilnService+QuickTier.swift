@@ -73,18 +73,12 @@ extension KilnService {
         // frame is a batch or two (starfield's 512² provisional frame: 0.42–0.57 ms on one
         // thread against 0.57–0.69 on two, whose second thread waited for the compile's core).
         do {
-            let content = try resolveContent(preview.contentName, slot: .content, session: session, preview: preview)
-            let content2 = try preview.content2Name.map { try resolveContent($0, slot: .content2, session: session, preview: preview) }
+            let request = try frameRequest(session, preview: preview, library: library, time: time, threads: 1,
+                                           cancellation: cancellation, preparedFunctions: shader.preparedFunctions)
             let started = monotonicSeconds()
-            let request = PreviewRequest(library: library, function: preview.function, width: preview.width,
-                                         height: preview.height, content: content, content2: content2,
-                                         arguments: preview.arguments, time: Float(time), threads: 1,
-                                         maxFrameWork: settings.maxFrameWork, cancellation: cancellation,
-                                         preparedFunctions: shader.preparedFunctions)
             guard let coarse = try renderer.renderCoarse(request, stride: stride) else { return }
             let seconds = monotonicSeconds() - started
-            let payload = preview.format == .png
-                ? try renderer.encodePNG(premultiplied: coarse.pixels, width: coarse.width, height: coarse.height) : coarse.pixels
+            let payload = try framePayload(coarse.pixels, width: coarse.width, height: coarse.height, format: preview.format)
             frame = (FrameHeader(format: preview.format, sequence: 0, time: time, width: UInt32(coarse.width),
                                  height: UInt32(coarse.height), renderMicroseconds: UInt32(min(seconds * 1e6, 4e9)),
                                  coarseStride: UInt8(coarse.stride), provisional: true), payload)
