@@ -95,7 +95,7 @@ public enum ShaderBuild {
             FileSystem.makeDirectories(directory)
         }
         let target = special ? path : path + ".partial-\(getpid())"
-        let descriptor = special ? open(target, O_WRONLY) : open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let descriptor = open(target, special ? O_WRONLY : O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw CommandFailure("\(path): cannot be written") }
         let complete = bytes.withUnsafeBytes { FileSystem.writeAll($0, to: descriptor) }
         let closed = close(descriptor) == 0

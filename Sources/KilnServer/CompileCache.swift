@@ -66,6 +66,9 @@ public final class CompileCache: @unchecked Sendable {
         return (shader, false)
     }
 
+    /// Whether `key` is cached or being compiled (call with `condition` locked).
+    private func isKnown(_ key: [UInt8]) -> Bool { entries[key] != nil || pending.contains(key) }
+
     /// Keeps `shader` under `key`, least-recently-used out (call with `condition` locked).
     private func insert(_ shader: CompiledShader, key: [UInt8]) {
         entries[key] = shader
@@ -85,7 +88,7 @@ public final class CompileCache: @unchecked Sendable {
     public func compileQuickly(_ files: [SourceFile], searchPaths: [String] = []) -> (shader: CompiledShader, final: Bool)? {
         let key = Self.key(for: files, searchPaths: searchPaths)
         condition.lock()
-        let known = entries[key] != nil || pending.contains(key)
+        let known = isKnown(key)
         condition.unlock()
         guard !known else { return nil }
         var options = options
@@ -98,7 +101,7 @@ public final class CompileCache: @unchecked Sendable {
         // cache's entry.
         if final {
             condition.lock()
-            if entries[key] == nil && !pending.contains(key) { insert(shader, key: key) }
+            if !isKnown(key) { insert(shader, key: key) }
             condition.unlock()
         }
         return (shader, final)

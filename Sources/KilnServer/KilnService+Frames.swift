@@ -337,7 +337,8 @@ extension KilnService {
     /// `session` (built-in or uploaded images at the preview's size: the work of a frame
     /// before its render starts, so callers start its clock after this).
     func frameRequest(_ session: LiveSession, preview: PreviewSettings, library: Library, time: Double, threads: Int,
-                      cancellation: RenderCancellation, preparedFunctions: PreparedFunctionCache?) throws -> PreviewRequest {
+                      cancellation: RenderCancellation? = nil,
+                      preparedFunctions: PreparedFunctionCache?) throws -> PreviewRequest {
         let content = try resolveContent(preview.contentName, slot: .content, session: session, preview: preview)
         let content2 = try preview.content2Name.map { try resolveContent($0, slot: .content2, session: session, preview: preview) }
         return PreviewRequest(library: library, function: preview.function, width: preview.width, height: preview.height,

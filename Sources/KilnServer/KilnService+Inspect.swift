@@ -74,12 +74,9 @@ extension KilnService {
             return
         }
         do {
-            let content = try resolveContent(preview.contentName, slot: .content, session: session, preview: preview)
-            let content2 = try preview.content2Name.map { try resolveContent($0, slot: .content2, session: session, preview: preview) }
-            let frame = PreviewRequest(library: library, function: preview.function, width: preview.width,
-                                       height: preview.height, content: content, content2: content2,
-                                       arguments: preview.arguments, time: Float(time), threads: 1,
-                                       maxFrameWork: settings.maxFrameWork, preparedFunctions: preparedFunctions)
+            // The frame the preview draws, so the trace and the heatmap are of its pixels.
+            let frame = try frameRequest(session, preview: preview, library: library, time: time, threads: 1,
+                                         preparedFunctions: preparedFunctions)
             let started = monotonicSeconds()
             var report: [String: Any]
             switch request.kind {
