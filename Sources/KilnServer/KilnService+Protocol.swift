@@ -139,8 +139,9 @@ extension KilnService {
         }
         session.lock.unlock()
         workers.submit(.urgent) { [self] in
-            let quick = session.sink.isOpen && !request.seed ? quickTier(request, sequence: sequence, session: session) : nil
-            let keep = session.sink.isOpen && compileAndAnswer(request, sequence: sequence, session: session, compiled: quick)
+            let quick = session.sink.isOpen && !request.seed ? quickTier(request, sequence: sequence, session: session)
+                : QuickTierOutcome()
+            let keep = session.sink.isOpen && compileAndAnswer(request, sequence: sequence, session: session, quick: quick)
             // The compile is done for the frames once its answer is out: the history write
             // after it must not hold back the new library's first frame (with a client id,
             // as the page sends, it held fbm's by 0.6 ms and raymarch's by 1.4 ms here; a
@@ -158,12 +159,15 @@ extension KilnService {
         }
     }
 
-    /// Compiles an edit (unless `compiled` is its library already), installs its library
-    /// unless a newer edit's came first, and answers. Returns whether the edit compiled and
-    /// was answered `compiled` (a version worth keeping).
+    /// Compiles an edit (unless the quick tier made its library already), installs its
+    /// library unless a newer edit's came first, and answers — after the quick tier's
+    /// provisional frame, if that started. Returns whether the edit compiled and was
+    /// answered `compiled` (a version worth keeping).
     private func compileAndAnswer(_ request: PendingCompile, sequence: Int, session: LiveSession,
-                                  compiled: CompiledShader? = nil) -> Bool {
-        let (shader, hit) = compiled.map { ($0, false) } ?? cache.compile(request.files, searchPaths: request.searchPaths)
+                                  quick: QuickTierOutcome) -> Bool {
+        let (shader, hit) = quick.final.map { ($0, false) } ?? cache.compile(request.files, searchPaths: request.searchPaths)
+        // Before the install, which cancels the frames of the library before it.
+        quick.provisional?.settle()
         metrics.increment("kiln_compiles_total")
         if hit { metrics.increment("kiln_compile_cache_hits_total") }
         if !shader.succeeded { metrics.increment("kiln_compile_errors_total") }

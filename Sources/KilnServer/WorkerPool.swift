@@ -31,6 +31,8 @@ public final class WorkerPool: @unchecked Sendable {
     private var stopping = false
     private var threads: [Thread] = []
     private var running = 0
+    /// Workers waiting for a job.
+    private var idle = 0
 
     /// `niceness`: the workers' nice value (0 keeps the caller's priority); they compile
     /// and render, so they give way to the threads that answer (`ThreadNiceness`).
@@ -65,6 +67,20 @@ public final class WorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Queues `job` as urgent only if a worker is waiting with nothing else queued to take
+    /// it, so it starts at once; returns false, queueing nothing, otherwise. For work that
+    /// is only worth doing now, or else by the caller itself.
+    public func submitIfIdle(_ job: @escaping () -> Void) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let queued = urgentJobs.count + (normalJobs.count - normalHead) + heavyJobs.count
+        guard !stopping, idle > queued else { return false }
+        arrivals += 1
+        urgentJobs.append(job)
+        condition.broadcast()
+        return true
+    }
+
     /// Finishes queued jobs' current runs, drops the rest, and joins the threads.
     public func shutdown() {
         condition.lock()
@@ -83,7 +99,9 @@ public final class WorkerPool: @unchecked Sendable {
             condition.lock()
             while !stopping && urgentJobs.isEmpty && normalHead == normalJobs.count
                     && (heavyJobs.isEmpty || runningHeavy >= heavyLimit) {
+                idle += 1
                 condition.wait()
+                idle -= 1
             }
             if stopping {
                 running -= 1

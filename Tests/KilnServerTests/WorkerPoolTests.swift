@@ -97,4 +97,59 @@ import KilnRender
         #expect(lock.withLock { seen.count } == 8)
         #expect(lock.withLock { seen.allSatisfy { $0 >= 6 } })
     }
+
+    /// `submitIfIdle` runs a job only on a waiting worker: with every worker busy it queues
+    /// nothing (the caller does the work itself), and with one waiting the job starts.
+    @Test func submitIfIdleTakesOnlyAWaitingWorker() {
+        let pool = WorkerPool(threads: 2)
+        defer { pool.shutdown() }
+        let release = DispatchSemaphore(value: 0)
+        let busy = DispatchSemaphore(value: 0)
+        for _ in 0..<2 { pool.submit(.normal) { busy.signal(); release.wait() } }
+        for _ in 0..<2 { #expect(busy.wait(timeout: .now() + 5) == .success) }
+        #expect(!pool.submitIfIdle { Issue.record("ran on a busy pool") })
+        release.signal()
+        // One worker waits again (given a moment to get back to its queue).
+        let ran = DispatchSemaphore(value: 0)
+        let deadline = Date().addingTimeInterval(5)
+        var taken = false
+        while !taken && Date() < deadline {
+            taken = pool.submitIfIdle { ran.signal() }
+            if !taken { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        #expect(taken)
+        #expect(ran.wait(timeout: .now() + 5) == .success)
+        release.signal()
+    }
 }
+
+/// A provisional frame's ticket: the full compile settling it skips a render that has not
+/// started and waits for one under way, so a started provisional frame always goes out
+/// before its edit's answer.
+@Suite struct ProvisionalFrameTicketTests {
+    @Test func aRenderNotStartedIsSkipped() {
+        let ticket = ProvisionalFrameTicket()
+        ticket.settle()
+        #expect(!ticket.start())
+    }
+
+    @Test func aRenderUnderWayIsWaitedFor() {
+        let ticket = ProvisionalFrameTicket()
+        #expect(ticket.start())
+        final class Flag: @unchecked Sendable { let lock = NSLock(); var finished = false }
+        let flag = Flag()
+        let settled = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            ticket.settle()
+            // Settled only after the render finished.
+            flag.lock.withLock { #expect(flag.finished) }
+            settled.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(settled.wait(timeout: .now()) == .timedOut)
+        flag.lock.withLock { flag.finished = true }
+        ticket.finish()
+        #expect(settled.wait(timeout: .now() + 5) == .success)
+    }
+}
+
