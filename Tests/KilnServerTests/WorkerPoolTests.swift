@@ -139,12 +139,13 @@ import KilnRender
         final class Flag: @unchecked Sendable { let lock = NSLock(); var finished = false }
         let flag = Flag()
         let settled = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        // A thread of its own: the global queue's may all be busy with other tests.
+        Thread {
             ticket.settle()
             // Settled only after the render finished.
             flag.lock.withLock { #expect(flag.finished) }
             settled.signal()
-        }
+        }.start()
         Thread.sleep(forTimeInterval: 0.05)
         #expect(settled.wait(timeout: .now()) == .timedOut)
         flag.lock.withLock { flag.finished = true }
