@@ -43,12 +43,13 @@ struct ShaderStage {
         resources = DrawResources(uniforms: uniforms, buffers: buffers,
                                   textures: textures ?? Renderer.textures(for: function, request: request),
                                   limits: request.executionLimits)
-        let (uniformExecution, pairFusion) = (request.executionLimits.uniformExecution, request.executionLimits.pairFusion)
+        let limits = request.executionLimits
         if let cache = request.preparedFunctions, cache.library == library {
-            prepared = cache.prepared(functionIndex: functionIndex, uniformExecution: uniformExecution, pairFusion: pairFusion)
+            prepared = cache.prepared(functionIndex: functionIndex, uniformExecution: limits.uniformExecution,
+                                      pairFusion: limits.pairFusion, nativeSegments: limits.nativeSegments)
         } else {
-            prepared = PreparedFunction(library: library, functionIndex: functionIndex,
-                                        uniformExecution: uniformExecution, pairFusion: pairFusion)
+            prepared = PreparedFunction(library: library, functionIndex: functionIndex, uniformExecution: limits.uniformExecution,
+                                        pairFusion: limits.pairFusion, nativeSegments: limits.nativeSegments)
         }
     }
 

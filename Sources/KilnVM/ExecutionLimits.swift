@@ -10,6 +10,10 @@ public struct ExecutionLimits: Sendable, Hashable {
     /// Not a limit either: dependent pairs of float instructions run as one step
     /// (`PairFusion`). Off, each runs on its own — the same bits, slower.
     public var pairFusion = true
+    /// Nor this: runs of lane-wide float arithmetic execute as machine code, eight lanes at
+    /// a time through the whole run (`NativeSegments`; x86-64 with AVX only). Off, the
+    /// interpreter runs them — the same bits, slower.
+    public var nativeSegments = true
 
     public init() {}
 }

@@ -79,7 +79,7 @@ public final class Executor {
             uniforms: UnsafePointer(uniforms), uniformCount: uniformWords.count,
             buffers: UnsafePointer(buffers), bufferCount: resources.buffers.count,
             textures: UnsafePointer(textures), textureCount: resources.textures.count,
-            scratch: scratch, memo: memo)
+            scratch: scratch, memo: memo, nativeEntries: prepared.nativeCode?.entries)
 
         try runRange(prepared.prologue, start: prepared.prologueStart)
     }
@@ -164,6 +164,15 @@ public final class Executor {
                 continue
             }
             if instruction.fusion != 0 {
+                if instruction.fusion == NativeSegments.marker {
+                    // A run of float instructions as machine code; `cost` is the run's.
+                    let run = Int(instruction.scalarRun)
+                    machine.nativeEntries.unsafelyUnwrapped[Int(instruction.imm)](UnsafeMutableRawPointer(machine.registers),
+                                                                                   NativeSegments.constants)
+                    executed &+= run &- 1
+                    pc &+= run
+                    continue
+                }
                 // Two instructions in one step (`PairFusion`); the second is skipped.
                 Execution.fusedStep(machine, code + pc)
                 executed &+= 1

@@ -78,7 +78,8 @@ enum PairFusion {
         guard code.count >= 2, body.count > code.count else { return 0 }
         // The pair each instruction would start if its destination is dead after the next.
         var candidates = Array(repeating: FusedPair.none, count: code.count)
-        for i in 0..<(code.count - 1) where !blocks.startsBlock[i + 1] && !body[i].isScalar && !body[i + 1].isScalar {
+        for i in 0..<(code.count - 1) where !blocks.startsBlock[i + 1] && !body[i].isScalar && !body[i + 1].isScalar
+            && body[i].fusion == 0 && body[i + 1].fusion == 0 {
             let first = code[i], second = code[i + 1]
             guard first.opcode.shape == .binary else { continue }
             let t = first.a
@@ -120,23 +121,10 @@ enum PairFusion {
     /// nil when the analysis would exceed its bounds.
     static func deadAfterSecond(of candidates: [FusedPair], code: [Instruction], blocks: BasicBlocks,
                                 function: Function) -> [Bool]? {
-        let registerCount = BasicBlocks.registerSpan(of: code)
-        let exitLive = BlockLiveness.rendererReads(of: function, registerCount: registerCount)
-        let operands = DecodedOperands(code)
-        guard let liveness = BlockLiveness(blocks: blocks, code: code, registerCount: registerCount, exitLive: exitLive,
-                                           exitReentersBody: true, transfer: { operands.transfer($0, &$1) })
-        else { return nil }
         var dead = Array(repeating: false, count: code.count)
-        for block in blocks.starts.indices {
-            var live = liveness.liveOut(block)
-            for index in blocks.range(of: block).reversed() {
-                // `live` is now what is live after `index`.
-                if index > 0, candidates[index - 1] != .none {
-                    dead[index - 1] = !live[Int(code[index - 1].a)]
-                }
-                operands.transfer(index, &live)
-            }
+        let analysed = BodyLiveness.visitLiveAfter(code: code, blocks: blocks, function: function) { index, live in
+            if index > 0, candidates[index - 1] != .none { dead[index - 1] = !live[Int(code[index - 1].a)] }
         }
-        return dead
+        return analysed ? dead : nil
     }
 }

@@ -66,6 +66,10 @@ public final class PreparedFunction: @unchecked Sendable {
     let runBody: [PreparedInstruction]
     /// Pairs fused in `runBody`.
     public let fusedPairCount: Int
+    /// `runBody`'s native segments (`NativeSegments`), nil when it has none.
+    let nativeCode: NativeSegments.Code?
+    /// Instructions of `runBody` inside native segments.
+    public let nativeInstructionCount: Int
     /// Absolute index (into `Library.code`) of the first prologue / body instruction.
     let prologueStart: Int
     let bodyStart: Int
@@ -80,9 +84,10 @@ public final class PreparedFunction: @unchecked Sendable {
     let constantCount: Int
 
     /// `uniformExecution: false` runs every instruction over all lanes, `pairFusion: false`
-    /// every instruction on its own (for tests that check neither changes a bit, and for
-    /// measuring what they save).
-    public init(library: Library, functionIndex: Int, uniformExecution: Bool = true, pairFusion: Bool = true) {
+    /// every instruction on its own, `nativeSegments: false` every instruction in the
+    /// interpreter (for tests that check none changes a bit, and for measuring what they save).
+    public init(library: Library, functionIndex: Int, uniformExecution: Bool = true, pairFusion: Bool = true,
+                nativeSegments: Bool = true) {
         self.library = library
         self.functionIndex = functionIndex
         let function = library.functions.indices.contains(functionIndex)
@@ -131,12 +136,11 @@ public final class PreparedFunction: @unchecked Sendable {
         Self.markBroadcasts(&body, code: bodyCode, blocks: blocks, function: function)
         self.body = body
         var runBody = body, runCode = bodyCode
-        if pairFusion {
-            PairScheduling.schedule(&runBody, &runCode, blocks: blocks)
-            fusedPairCount = PairFusion.fuse(&runBody, code: runCode, blocks: blocks, function: function)
-        } else {
-            fusedPairCount = 0
-        }
+        if pairFusion || nativeSegments { PairScheduling.schedule(&runBody, &runCode, blocks: blocks) }
+        // Segments first: inside one, a pair's intermediate stays in a register anyway.
+        nativeCode = nativeSegments ? NativeSegments.compile(&runBody, code: runCode, blocks: blocks, function: function) : nil
+        nativeInstructionCount = nativeCode == nil ? 0 : runBody.count { $0.fusion == NativeSegments.marker }
+        fusedPairCount = pairFusion ? PairFusion.fuse(&runBody, code: runCode, blocks: blocks, function: function) : 0
         Self.markScalarRuns(&runBody, code: runCode, blocks: blocks)
         self.runBody = runBody
         uniformInstructionCount = uniformity.uniformCount

@@ -23,6 +23,7 @@ public final class PreparedFunctionCache: @unchecked Sendable {
         var functionIndex: Int
         var uniformExecution: Bool
         var pairFusion: Bool
+        var nativeSegments: Bool
     }
     private let lock = NSLock()
     private var entries: [Key: PreparedFunction] = [:]
@@ -34,13 +35,16 @@ public final class PreparedFunctionCache: @unchecked Sendable {
     /// The function at `functionIndex` prepared with these settings: the kept one, or a
     /// new one that is kept. Two draws asking at once may both prepare it; the first kept
     /// is the one both then share (the two are the same anyway).
-    public func prepared(functionIndex: Int, uniformExecution: Bool, pairFusion: Bool) -> PreparedFunction {
-        let key = Key(functionIndex: functionIndex, uniformExecution: uniformExecution, pairFusion: pairFusion)
+    public func prepared(functionIndex: Int, uniformExecution: Bool, pairFusion: Bool,
+                         nativeSegments: Bool = true) -> PreparedFunction {
+        let key = Key(functionIndex: functionIndex, uniformExecution: uniformExecution, pairFusion: pairFusion,
+                      nativeSegments: nativeSegments)
         if let kept = lock.withLock({ entries[key] }) { return kept }
         // Prepared outside the lock: a big function takes a millisecond, and another
         // session's draw of a different function should not wait for it.
         let made = PreparedFunction(library: library, functionIndex: functionIndex,
-                                    uniformExecution: uniformExecution, pairFusion: pairFusion)
+                                    uniformExecution: uniformExecution, pairFusion: pairFusion,
+                                    nativeSegments: nativeSegments)
         return lock.withLock {
             if let kept = entries[key] { return kept }
             entries[key] = made

@@ -49,13 +49,9 @@ import Testing
     func examplesGiveTheSameBytes(_ file: String) throws {
         let library = try ShaderGalleryTests.library(file)
         let rolledLibrary = try ShaderGalleryTests.library(file, options: Self.rolled)
-        for function in ShaderGalleryTests.entries(library) {
-            let request = RenderRequest(library: library, functionName: function.name, width: 40, height: 24,
-                                        content: BuiltinContent.make("rainbow", width: 40, height: 24),
-                                        content2: BuiltinContent.make("checker", width: 40, height: 24),
-                                        arguments: ShaderGalleryTests.required[function.name] ?? [:], time: 0.7)
+        for request in exampleRequests(library) {
             let (unrolled, rolled) = try Self.render(request, rolledLibrary)
-            #expect(unrolled.bytes == rolled.bytes, "\(file) \(function.name)")
+            #expect(unrolled.bytes == rolled.bytes, "\(file) \(request.functionName)")
         }
     }
 

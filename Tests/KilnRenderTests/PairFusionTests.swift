@@ -8,19 +8,26 @@ import Testing
 /// must not change a bit of any picture: the fused loop computes the same two roundings,
 /// and the pass may only drop the intermediate where nothing reads it again — on any path,
 /// in this batch or the next. Checked on every conformance case, benchmark shader and
-/// example, and on shaders written to tempt a wrong liveness.
+/// example, and on shaders written to tempt a wrong liveness. With native segments off
+/// (`ExecutionLimits.nativeSegments`): they take most pairs' instructions where the CPU
+/// has AVX, and pairs are what runs where it has not.
 @Suite struct PairFusionTests {
     static func fusedPairs(_ library: Library, _ name: String) -> Int {
         guard let index = library.functions.firstIndex(where: { $0.name == name }) else { return 0 }
-        return PreparedFunction(library: library, functionIndex: index).fusedPairCount
+        return PreparedFunction(library: library, functionIndex: index, nativeSegments: false).fusedPairCount
+    }
+
+    /// `request` without native segments.
+    static func interpreted(_ request: RenderRequest) -> RenderRequest {
+        var request = request
+        request.executionLimits.nativeSegments = false
+        return request
     }
 
     @Test(arguments: ConformanceCase.all)
     func conformanceCasesGiveTheSameBytes(_ testCase: ConformanceCase) throws {
-        let source = try String(contentsOf: Paths.conformance.appendingPathComponent(testCase.file), encoding: .utf8)
-        let library = try compile(source, name: testCase.id + ".metal")
-        let request = try testCase.request(library)
-        let (fused, apart) = try renderBothWays(request, \.pairFusion)
+        let request = try conformanceRequest(testCase)
+        let (fused, apart) = try renderBothWays(Self.interpreted(request), \.pairFusion)
         let same = fused.bytes == apart.bytes
         #expect(same, "\(testCase.id): \(ImageDifference(fused, apart).maxAbs) levels apart at most")
     }
@@ -35,7 +42,7 @@ import Testing
         var request = bench.request(library, function: name)
         for uniform in [true, false] {
             request.executionLimits.uniformExecution = uniform
-            let (fused, apart) = try renderBothWays(request, \.pairFusion)
+            let (fused, apart) = try renderBothWays(Self.interpreted(request), \.pairFusion)
             #expect(!fused.isConstant)
             let same = fused.bytes == apart.bytes
             #expect(same, "\(bench.file), uniform execution \(uniform): \(ImageDifference(fused, apart).maxAbs) levels apart")
@@ -47,13 +54,9 @@ import Testing
     @Test(arguments: ShaderGalleryTests.files)
     func examplesGiveTheSameBytes(_ file: String) throws {
         let library = try ShaderGalleryTests.library(file)
-        for function in ShaderGalleryTests.entries(library) {
-            let request = RenderRequest(library: library, functionName: function.name, width: 40, height: 24,
-                                        content: BuiltinContent.make("rainbow", width: 40, height: 24),
-                                        content2: BuiltinContent.make("checker", width: 40, height: 24),
-                                        arguments: ShaderGalleryTests.required[function.name] ?? [:], time: 0.7)
-            let (fused, apart) = try renderBothWays(request, \.pairFusion)
-            #expect(fused.bytes == apart.bytes, "\(file) \(function.name)")
+        for request in exampleRequests(library) {
+            let (fused, apart) = try renderBothWays(Self.interpreted(request), \.pairFusion)
+            #expect(fused.bytes == apart.bytes, "\(file) \(request.functionName)")
         }
     }
 
@@ -79,7 +82,7 @@ import Testing
         let library = try compile(source, name: "edges.metal")
         let request = RenderRequest(library: library, functionName: "edges", width: 48, height: 24,
                                     content: BuiltinContent.make("rainbow", width: 48, height: 24), time: 0)
-        let (fused, apart) = try renderBothWays(request, \.pairFusion)
+        let (fused, apart) = try renderBothWays(Self.interpreted(request), \.pairFusion)
         #expect(!fused.isConstant)
         let same = fused.bytes == apart.bytes
         #expect(same, "\(ImageDifference(fused, apart).maxAbs) levels apart")
@@ -96,7 +99,7 @@ import Testing
         let text = try String(contentsOf: Paths.repository.appendingPathComponent(file), encoding: .utf8)
         let library = try compile(text, name: (file as NSString).lastPathComponent)
         let function = try #require(library.functions.first)
-        let prepared = PreparedFunction(library: library, functionIndex: 0)
+        let prepared = PreparedFunction(library: library, functionIndex: 0, nativeSegments: false)
         let code = Array(library.code[library.clampedRange(function.body)])
         var unscheduled = prepared.body
         let blocks = BasicBlocks(code[...], start: Int(function.body.lowerBound))
@@ -130,7 +133,7 @@ import Testing
         let library = try compile(source, name: "tempt.metal")
         let request = RenderRequest(library: library, functionName: "tempt", width: 70, height: 30,
                                     content: BuiltinContent.make("rainbow", width: 70, height: 30), time: 1)
-        let (fused, apart) = try renderBothWays(request, \.pairFusion)
+        let (fused, apart) = try renderBothWays(Self.interpreted(request), \.pairFusion)
         #expect(!fused.isConstant)
         #expect(fused.bytes == apart.bytes, "\(ImageDifference(fused, apart).maxAbs) levels apart")
         #expect(Self.fusedPairs(library, "tempt") > 0)

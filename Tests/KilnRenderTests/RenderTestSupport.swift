@@ -32,6 +32,23 @@ func compile(_ text: String, name: String = "test.metal", options: CompileOption
     return library
 }
 
+/// A conformance case compiled from its file, as its request.
+func conformanceRequest(_ testCase: ConformanceCase) throws -> RenderRequest {
+    let source = try String(contentsOf: Paths.conformance.appendingPathComponent(testCase.file), encoding: .utf8)
+    return try testCase.request(try compile(source, name: testCase.id + ".metal"))
+}
+
+/// A small draw of each entry of an example (40×24, both built-in contents, the arguments
+/// it requires, time 0.7): what the "same bytes either way" tests render.
+func exampleRequests(_ library: Library) -> [RenderRequest] {
+    ShaderGalleryTests.entries(library).map { function in
+        RenderRequest(library: library, functionName: function.name, width: 40, height: 24,
+                      content: BuiltinContent.make("rainbow", width: 40, height: 24),
+                      content2: BuiltinContent.make("checker", width: 40, height: 24),
+                      arguments: ShaderGalleryTests.required[function.name] ?? [:], time: 0.7)
+    }
+}
+
 /// `request` rendered with an execution setting on and off (uniform execution, pair
 /// fusion: ways of running that must not change a bit).
 func renderBothWays(_ request: RenderRequest, _ setting: WritableKeyPath<ExecutionLimits, Bool>) throws

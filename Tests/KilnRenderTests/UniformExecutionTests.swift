@@ -21,9 +21,7 @@ import Testing
 
     @Test(arguments: ConformanceCase.all)
     func conformanceCasesGiveTheSameBytes(_ testCase: ConformanceCase) throws {
-        let source = try String(contentsOf: Paths.conformance.appendingPathComponent(testCase.file), encoding: .utf8)
-        let library = try compile(source, name: testCase.id + ".metal")
-        let request = try testCase.request(library)
+        let request = try conformanceRequest(testCase)
         let (broadcast, lanes) = try renderBothWays(request, \.uniformExecution)
         let same = broadcast.bytes == lanes.bytes
         #expect(same, "\(testCase.id): \(ImageDifference(broadcast, lanes).maxAbs) levels apart at most")

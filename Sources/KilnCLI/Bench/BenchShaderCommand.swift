@@ -40,6 +40,9 @@ struct BenchShaderCommand: ParsableCommand {
     @Flag(help: "Run every instruction on its own (no fused pairs), to see what fusing saves.")
     var noFusion = false
 
+    @Flag(help: "Run float arithmetic in the interpreter (no native segments), to see what they save.")
+    var noNative = false
+
     @Flag(help: "Also time the pixel debugger (a trace of each of 9 pixels) and the cost heatmap against a frame.")
     var inspect = false
 
@@ -60,6 +63,7 @@ struct BenchShaderCommand: ParsableCommand {
         renderer.maxFrameWork = .max
         renderer.uniformExecution = !noUniformExecution
         renderer.pairFusion = !noFusion
+        renderer.nativeSegments = !noNative
         let contents = try renderer.loadContents("photo", "checker", size: size)
         var table = TextTable([("function", .left), ("kind", .left), ("size", .left), ("ms/frame (median)", .right),
                                ("Mpix/s", .right), ("fps", .right), ("first frame ms", .right), ("instructions/pixel", .right),

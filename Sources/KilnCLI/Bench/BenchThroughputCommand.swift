@@ -33,6 +33,9 @@ struct BenchThroughputCommand: ParsableCommand {
     @Flag(help: "Run every instruction on its own (no fused pairs), to see what fusing saves.")
     var noFusion = false
 
+    @Flag(help: "Run float arithmetic in the interpreter (no native segments), to see what they save.")
+    var noNative = false
+
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
@@ -106,6 +109,7 @@ struct BenchThroughputCommand: ParsableCommand {
         var renderer = FrameRenderer(threads: workerCount)
         renderer.uniformExecution = !noUniformExecution
         renderer.pairFusion = !noFusion
+        renderer.nativeSegments = !noNative
         let console = Console.current
         if !json {
             console.line("kiln bench: \(Kiln.cpuLevel) build, \(workerCount) thread\(workerCount == 1 ? "" : "s"), ≥ \(Format.fixed(seconds, 1)) s per measurement, shaders from \(folder)")

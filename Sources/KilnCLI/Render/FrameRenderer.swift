@@ -19,6 +19,9 @@ struct FrameRenderer {
     /// Run dependent float pairs as one step (`ExecutionLimits.pairFusion`); off only to
     /// measure what it saves.
     var pairFusion = true
+    /// Run float arithmetic as machine code (`ExecutionLimits.nativeSegments`); off only to
+    /// measure what it saves.
+    var nativeSegments = true
 
     /// The images a draw reads: the content under an effect (texture 0 of a fragment
     /// pass) and the second texture of a two-texture pass.
@@ -91,6 +94,7 @@ struct FrameRenderer {
                           var limits = ExecutionLimits()
                           limits.uniformExecution = uniformExecution
                           limits.pairFusion = pairFusion
+                          limits.nativeSegments = nativeSegments
                           return limits
                       }())
     }

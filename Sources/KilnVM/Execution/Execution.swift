@@ -24,6 +24,8 @@ enum Execution {
         var scratch: UnsafeMutablePointer<UInt32>
         /// `UniformMemo.entriesPerSlot` entries per memoized instruction of the body.
         var memo: UnsafeMutablePointer<UniformMemo.Entry>
+        /// The body's native segments by index (`NativeSegments`), if it has any.
+        var nativeEntries: UnsafeMutablePointer<NativeSegments.Entry>?
 
         /// The lanes of the register whose lane offset is `offset`.
         @inline(__always) subscript(_ offset: UInt32) -> UnsafeMutablePointer<UInt32> {

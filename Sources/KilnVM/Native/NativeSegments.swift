@@ -1,0 +1,334 @@
+import KilnBytecode
+import Foundation
+
+/// Runs of lane-wide float arithmetic compiled to x86-64 AVX machine code, each run taking
+/// the batch eight lanes at a time through *all* its instructions with the values in vector
+/// registers (docs/vm.md, "Native segments").
+///
+/// Why: an interpreted lane-wide instruction is a pass over the batch in memory — load the
+/// operands, compute, store 128 lanes — plus a dispatch: about 24 cycles, of which 16 are
+/// the stores. Inside a run the machine code loads a VM register the first time the run
+/// reads it, keeps results in `ymm` registers for the instructions after, and stores only
+/// what is live after the run (and what it has to move out of a full set of registers).
+/// The same binary32 operations in the same order, each rounded on its own, with the same
+/// operand order (a NaN's payload follows the left operand): the same bits as the
+/// interpreter (`NativeSegmentTests` renders every corpus shader both ways).
+///
+/// A segment replaces nothing in the body: its first instruction carries `marker` in
+/// `fusion`, the segment's index in `imm`, its length in `scalarRun` and the summed cost,
+/// and the executor calls the code and skips the rest — so instruction counts and work are
+/// those of the instructions one by one. The others carry the marker too (so `PairFusion`
+/// leaves them alone) but are never dispatched.
+enum NativeSegments {
+    /// `PreparedInstruction.fusion` of a segment's instructions.
+    static let marker: UInt8 = 0xFF
+    /// Shorter runs stay in the interpreter (a pair fuses there instead).
+    static let minimumLength = 3
+    /// The longest segment: its length and summed cost fit the instruction's 16-bit fields.
+    static let maximumLength = 4096
+
+    /// A segment's entry: the register file's base in `rdi`, `constants` in `rsi`.
+    typealias Entry = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer) -> Void
+
+    /// The compiled segments of one body, their code kept alive by `memory`.
+    final class Code: @unchecked Sendable {
+        let memory: ExecutableMemory
+        /// Entry addresses by segment index, behind a stable pointer for the executor.
+        let entries: UnsafeMutablePointer<Entry>
+        let count: Int
+
+        init(memory: ExecutableMemory, offsets: [Int]) {
+            self.memory = memory
+            count = offsets.count
+            entries = .allocate(capacity: max(1, offsets.count))
+            for (index, offset) in offsets.enumerated() {
+                (entries + index).initialize(to: unsafeBitCast(memory.base + offset, to: Entry.self))
+            }
+        }
+
+        deinit { entries.deallocate() }
+    }
+
+    /// Whether this machine runs native segments: x86-64 with AVX2 (`sel` compares words,
+    /// the one instruction that is not AVX; FMA is not needed), read once from the flags
+    /// Linux reports.
+    static let supported: Bool = {
+        #if arch(x86_64) && os(Linux)
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+              let flags = text.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return false }
+        let words = Set(flags.split(separator: " ").map(String.init))
+        // Linux lists `avx` only when the kernel saves the ymm registers (OSXSAVE).
+        return words.contains("avx") && words.contains("avx2")
+        #else
+        return false
+        #endif
+    }()
+
+    /// What a segment does for each opcode it may hold.
+    enum Kind {
+        /// `vOPps`: IEEE, with the left operand's NaN when both are NaN, as the interpreter.
+        case arithmetic(VectorAssembler.Operation)
+        /// `fmin`/`fmax` (`KilnMath.minimum`/`maximum`): `vminps`/`vmaxps` pick the right
+        /// operand when either is NaN; the rule wants the left one when the right is NaN.
+        case minimum, maximum
+        /// `ffloor`: `vroundps`, a NaN keeping its bits (`roundedGroup`).
+        case floor
+        /// `ffract`: x − ⌊x⌋, at most the largest float below 1 (`fractGroup`).
+        case fract
+        /// `fsqrt` (`squareRootGroup`): the root of |x| with x's sign, NaN where x < 0.
+        case squareRoot
+        /// `fabs`, `fneg`: the sign bit cleared or flipped, NaNs included.
+        case absolute, negate
+        /// `mov`.
+        case copy
+        /// `feq`, `fne`, `flt`, `fle`: 1 where the comparison holds, else 0.
+        case comparison(VectorAssembler.Predicate)
+        /// `sel`: `R[c]` where `R[b]` ≠ 0, else `R[d]`.
+        case select
+    }
+
+    static func kind(_ opcode: Opcode) -> Kind? {
+        switch opcode {
+        case .fadd: .arithmetic(.add)
+        case .fsub: .arithmetic(.sub)
+        case .fmul: .arithmetic(.mul)
+        case .fdiv: .arithmetic(.div)
+        case .fmin: .minimum
+        case .fmax: .maximum
+        case .ffloor: .floor
+        case .ffract: .fract
+        case .fsqrt: .squareRoot
+        case .fabs: .absolute
+        case .fneg: .negate
+        case .mov: .copy
+        case .feq: .comparison(.equal)
+        case .fne: .comparison(.notEqual)
+        case .flt: .comparison(.less)
+        case .fle: .comparison(.lessOrEqual)
+        case .sel: .select
+        default: nil
+        }
+    }
+
+    /// The constants segments broadcast (`rsi` in their code), by `Constant`.
+    enum Constant: Int, CaseIterable {
+        case largestBelowOne, magnitudeMask, signMask, one, nan
+
+        var word: UInt32 {
+            switch self {
+            case .largestBelowOne: KilnMath.largestBelowOne.bitPattern
+            case .magnitudeMask: 0x7FFF_FFFF
+            case .signMask: 0x8000_0000
+            case .one: 1
+            case .nan: Float.nan.bitPattern
+            }
+        }
+    }
+    static let constants: UnsafeMutablePointer<UInt32> = {
+        let table = UnsafeMutablePointer<UInt32>.allocate(capacity: Constant.allCases.count)
+        for constant in Constant.allCases { (table + constant.rawValue).initialize(to: constant.word) }
+        return table
+    }()
+
+    /// Finds the runs of `body` (the prepared form of `code`) worth compiling, compiles
+    /// them and marks their instructions. Returns nil when there is none, or this machine
+    /// cannot run them.
+    static func compile(_ body: inout [PreparedInstruction], code: [Instruction], blocks: BasicBlocks,
+                        function: Function) -> Code? {
+        guard supported, !code.isEmpty, body.count > code.count else { return nil }
+        var runs: [Range<Int>] = []
+        for block in blocks.starts.indices {
+            var start: Int?
+            func close(at end: Int) {
+                if let first = start, end - first >= minimumLength { runs.append(first..<end) }
+                start = nil
+            }
+            for index in blocks.range(of: block) {
+                guard !body[index].isScalar, body[index].fusion == 0, kind(code[index].opcode) != nil else {
+                    close(at: index)
+                    continue
+                }
+                if let first = start, index - first == maximumLength { close(at: index) }
+                if start == nil { start = index }
+            }
+            close(at: blocks.range(of: block).upperBound)
+        }
+        guard !runs.isEmpty, let liveAfter = liveAfterRuns(runs, code: code, blocks: blocks, function: function)
+        else { return nil }
+
+        var assembler = VectorAssembler()
+        var offsets: [Int] = []
+        for (index, run) in runs.enumerated() {
+            offsets.append(assembler.bytes.count)
+            emit(code[run], liveAfter: liveAfter[index], into: &assembler)
+        }
+        guard let memory = ExecutableMemory(assembler.bytes) else { return nil }
+        for (index, run) in runs.enumerated() {
+            var cost: UInt16 = 0
+            for i in run { cost &+= body[i].cost; body[i].fusion = marker }
+            body[run.lowerBound].imm = UInt32(index)
+            body[run.lowerBound].scalarRun = UInt16(run.count)
+            body[run.lowerBound].cost = cost
+        }
+        return Code(memory: memory, offsets: offsets)
+    }
+
+    /// One run on its own, stored where live (`liveAfter`): what tests step.
+    static func assemble(_ run: [Instruction], liveAfter: RegisterSet) -> Code? {
+        guard supported else { return nil }
+        var assembler = VectorAssembler()
+        emit(run[...], liveAfter: liveAfter, into: &assembler)
+        return ExecutableMemory(assembler.bytes).map { Code(memory: $0, offsets: [0]) }
+    }
+
+    /// The registers live after each run (`BodyLiveness`); nil when the analysis would
+    /// exceed its bounds.
+    private static func liveAfterRuns(_ runs: [Range<Int>], code: [Instruction], blocks: BasicBlocks,
+                                      function: Function) -> [RegisterSet]? {
+        var runEndingAt: [Int: Int] = [:]
+        for (index, run) in runs.enumerated() { runEndingAt[run.upperBound - 1] = index }
+        var result = Array(repeating: RegisterSet(count: 0, full: false), count: runs.count)
+        let analysed = BodyLiveness.visitLiveAfter(code: code, blocks: blocks, function: function) { index, live in
+            if let run = runEndingAt[index] { result[run] = live }
+        }
+        return analysed ? result : nil
+    }
+
+    /// One run as a loop over the batch's groups of eight lanes. Values live in `ymm`
+    /// registers from their first read or their definition on; a register that has to make
+    /// room goes back to memory if it holds a result not stored yet, and at the end the
+    /// results still unstored are stored if they are live after the run.
+    static func emit(_ run: ArraySlice<Instruction>, liveAfter: RegisterSet, into assembler: inout VectorAssembler) {
+        let laneBytes = Int32(laneCount * 4)
+        func displacement(_ register: UInt16) -> Int32 { Int32(register) * laneBytes }
+        // What each ymm register holds: a VM register, whether it still has to be stored, and
+        // when it was last used (the least recently used makes room).
+        var holds = [UInt16?](repeating: nil, count: 16)
+        var dirty = [Bool](repeating: false, count: 16)
+        var lastUse = [Int](repeating: -1, count: 16)
+        func find(_ register: UInt16) -> Int? { holds.firstIndex(of: register) }
+        func free(avoiding pinned: [Int]) -> Int {
+            if let empty = holds.indices.first(where: { holds[$0] == nil && !pinned.contains($0) }) { return empty }
+            let victim = holds.indices.filter { !pinned.contains($0) }.min { lastUse[$0] < lastUse[$1] }!
+            if dirty[victim], let register = holds[victim] { assembler.store(victim, displacement: displacement(register)) }
+            holds[victim] = nil
+            dirty[victim] = false
+            return victim
+        }
+
+        /// The ymm register holding `register`, loaded if it is in none.
+        func operand(_ register: UInt16, index: Int, avoiding pinned: [Int] = []) -> Int {
+            let held = find(register) ?? {
+                let ymm = free(avoiding: pinned)
+                assembler.load(ymm, displacement: displacement(register))
+                holds[ymm] = register
+                return ymm
+            }()
+            lastUse[held] = index
+            return held
+        }
+        /// A ymm register for an intermediate: it holds no VM register afterwards.
+        func temporary(avoiding pinned: [Int]) -> Int { free(avoiding: pinned) }
+
+        let start = assembler.beginGroupLoop()
+        for (index, instruction) in zip(run.indices, run) {
+            let destination: Int
+            switch kind(instruction.opcode)! {
+            case .arithmetic(let operation):
+                let right = find(instruction.c)
+                let left = operand(instruction.b, index: index, avoiding: right.map { [$0] } ?? [])
+                if let right {
+                    lastUse[right] = index
+                    destination = free(avoiding: [left, right])
+                    assembler.operation(operation, destination, left, right)
+                } else {
+                    destination = free(avoiding: [left])
+                    assembler.operation(operation, destination, left, rightAt: displacement(instruction.c))
+                }
+            case .minimum, .maximum:
+                let left = operand(instruction.b, index: index)
+                let right = operand(instruction.c, index: index, avoiding: [left])
+                destination = free(avoiding: [left, right])
+                let operation: VectorAssembler.Operation = if case .minimum = kind(instruction.opcode)! { .min } else { .max }
+                assembler.operation(operation, destination, left, right)
+                let nan = temporary(avoiding: [left, right, destination])
+                assembler.compare(nan, right, right, .unordered)
+                assembler.blend(destination, destination, left, mask: nan)
+            case .floor:
+                let source = operand(instruction.b, index: index)
+                destination = free(avoiding: [source])
+                assembler.floor(destination, source)
+                let nan = temporary(avoiding: [source, destination])
+                assembler.compare(nan, source, source, .unordered)
+                assembler.blend(destination, destination, source, mask: nan)
+            case .fract:
+                let source = operand(instruction.b, index: index)
+                let floor = temporary(avoiding: [source])
+                assembler.floor(floor, source)
+                destination = free(avoiding: [source, floor])
+                assembler.operation(.sub, destination, source, floor)
+                // min(L, f): L where L < f, else f — NaN f stays f, as `fractGroup`'s select.
+                assembler.broadcastConstant(floor, index: Constant.largestBelowOne.rawValue)
+                assembler.operation(.min, destination, floor, destination)
+            case .squareRoot:
+                let source = operand(instruction.b, index: index)
+                let mask = temporary(avoiding: [source])
+                assembler.broadcastConstant(mask, index: Constant.magnitudeMask.rawValue)
+                destination = free(avoiding: [source, mask])
+                assembler.operation(.and, destination, source, mask)
+                assembler.squareRoot(destination, destination)
+                assembler.broadcastConstant(mask, index: Constant.signMask.rawValue)
+                assembler.operation(.and, mask, source, mask)
+                assembler.operation(.or, destination, destination, mask)
+                // NaN where x < 0 (compared with a zeroed register; false for a NaN x).
+                assembler.operation(.xor, mask, mask, mask)
+                assembler.compare(mask, source, mask, .less)
+                let nan = temporary(avoiding: [source, mask, destination])
+                assembler.broadcastConstant(nan, index: Constant.nan.rawValue)
+                assembler.blend(destination, destination, nan, mask: mask)
+            case .absolute, .negate:
+                let source = operand(instruction.b, index: index)
+                let mask = temporary(avoiding: [source])
+                let absolute = if case .absolute = kind(instruction.opcode)! { true } else { false }
+                assembler.broadcastConstant(mask, index: (absolute ? Constant.magnitudeMask : .signMask).rawValue)
+                destination = free(avoiding: [source, mask])
+                assembler.operation(absolute ? .and : .xor, destination, source, mask)
+            case .copy:
+                let source = operand(instruction.b, index: index)
+                destination = free(avoiding: [source])
+                assembler.copy(destination, source)
+            case .comparison(let predicate):
+                let left = operand(instruction.b, index: index)
+                let right = operand(instruction.c, index: index, avoiding: [left])
+                destination = free(avoiding: [left, right])
+                assembler.compare(destination, left, right, predicate)
+                let one = temporary(avoiding: [left, right, destination])
+                assembler.broadcastConstant(one, index: Constant.one.rawValue)
+                assembler.operation(.and, destination, destination, one)
+            case .select:
+                let condition = operand(instruction.b, index: index)
+                let whenSet = operand(instruction.c, index: index, avoiding: [condition])
+                let whenClear = operand(instruction.d, index: index, avoiding: [condition, whenSet])
+                let zero = temporary(avoiding: [condition, whenSet, whenClear])
+                assembler.operation(.xor, zero, zero, zero)
+                assembler.equalWords(zero, condition, zero)            // all ones where the condition is 0
+                destination = free(avoiding: [condition, whenSet, whenClear, zero])
+                assembler.blend(destination, whenSet, whenClear, mask: zero)
+            }
+            // The destination's old value, wherever it was held, is overwritten.
+            if let old = find(instruction.a) {
+                holds[old] = nil
+                dirty[old] = false
+            }
+            holds[destination] = instruction.a
+            dirty[destination] = true
+            lastUse[destination] = index
+        }
+        for ymm in holds.indices where dirty[ymm] {
+            if let register = holds[ymm], liveAfter[Int(register)] {
+                assembler.store(ymm, displacement: displacement(register))
+            }
+        }
+        assembler.endGroupLoop(start: start, byteCount: laneBytes)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import KilnBytecode
+import KilnRender
+@testable import KilnVM
+import Testing
+
+/// Running float arithmetic as machine code (`ExecutionLimits.nativeSegments`,
+/// `NativeSegments`) must not change a bit of any picture: the same operations in the same
+/// order, and every value live after a segment stored. Checked on every conformance case,
+/// benchmark shader and example (whose segments hold most of their instructions), and on
+/// special values through every kind of operation a segment compiles.
+@Suite(.enabled(if: NativeSegments.supported, "native segments need x86-64 with AVX"))
+struct NativeSegmentTests {
+    static func nativeInstructions(_ library: Library, _ name: String) -> Int {
+        guard let index = library.functions.firstIndex(where: { $0.name == name }) else { return 0 }
+        return PreparedFunction(library: library, functionIndex: index).nativeInstructionCount
+    }
+
+    @Test(arguments: ConformanceCase.all)
+    func conformanceCasesGiveTheSameBytes(_ testCase: ConformanceCase) throws {
+        let request = try conformanceRequest(testCase)
+        let (native, interpreted) = try renderBothWays(request, \.nativeSegments)
+        #expect(native.bytes == interpreted.bytes, "\(testCase.id): \(ImageDifference(native, interpreted).maxAbs) levels apart at most")
+    }
+
+    /// The benchmark shaders with and without uniform execution and pair fusion (both
+    /// change which instructions form segments); the shader-art cases must have segments.
+    @Test(arguments: UniformExecutionTests.benchCases)
+    func benchmarkShadersGiveTheSameBytes(_ bench: UniformExecutionTests.BenchCase) throws {
+        let url = Paths.repository.appendingPathComponent("bench/\(bench.file)")
+        let library = try compile(try String(contentsOf: url, encoding: .utf8), name: bench.file)
+        let name = try #require(library.functions.first { $0.name == bench.function }?.name ?? library.functions.first?.name)
+        var request = bench.request(library, function: name)
+        for (uniform, fusion) in [(true, true), (false, true), (true, false)] {
+            request.executionLimits.uniformExecution = uniform
+            request.executionLimits.pairFusion = fusion
+            let (native, interpreted) = try renderBothWays(request, \.nativeSegments)
+            #expect(!native.isConstant)
+            #expect(native.bytes == interpreted.bytes,
+                    "\(bench.file), uniform \(uniform), fusion \(fusion): \(ImageDifference(native, interpreted).maxAbs) levels apart")
+        }
+        let minimum = ["raymarch": 500, "clouds": 500, "sdf2d": 300][bench.function] ?? 0
+        #expect(Self.nativeInstructions(library, name) >= minimum, "\(bench.file): too few instructions in segments")
+    }
+
+    @Test(arguments: ShaderGalleryTests.files)
+    func examplesGiveTheSameBytes(_ file: String) throws {
+        let library = try ShaderGalleryTests.library(file)
+        for request in exampleRequests(library) {
+            let (native, interpreted) = try renderBothWays(request, \.nativeSegments)
+            #expect(native.bytes == interpreted.bytes, "\(file) \(request.functionName)")
+        }
+    }
+
+    /// NaN, ±∞ and ±0 (`v` is all of them across the frame) through every kind a segment
+    /// compiles: arithmetic, `fmin`/`fmax` (whose rule differs from `vminps`/`vmaxps` on NaN),
+    /// `floor` (a NaN keeps its bits) and `fract` (capped below 1), in runs long enough to
+    /// be segments.
+    @Test func specialValuesKeepTheirRules() throws {
+        let source = """
+        #include <metal_stdlib>
+        using namespace metal;
+        [[ stitchable ]] half4 edges(float2 position, half4 color, float time) {
+            float num = floor(position.x - 20.0) * (position.y < 12.0 ? 0.0 : 1.0);
+            float v = num / floor(position.y - 12.0);            // NaN, ±∞, ±0 and ordinary values
+            float a = clamp(v * 2.0 - 1.0, -0.0, 0.0) * 3.0 + 1.0;
+            float b = min(v, v * 0.5 + 1.0) - max(v * 0.25, -0.0) / 3.0;
+            float c = floor(v * 1.5 + 0.25) * 0.125 - fract(v * 7.3 - 0.5);
+            float d = fract(-v * 1e-8 + 0.5) + floor(-v / 3.0) * 0.01;
+            return half4(fract(1.0 / a * 0.001), fract(b), fract(c), fract(d));
+        }
+        """
+        let library = try compile(source, name: "edges.metal")
+        let request = RenderRequest(library: library, functionName: "edges", width: 48, height: 24,
+                                    content: BuiltinContent.make("rainbow", width: 48, height: 24), time: 0)
+        let (native, interpreted) = try renderBothWays(request, \.nativeSegments)
+        #expect(!native.isConstant)
+        #expect(native.bytes == interpreted.bytes, "\(ImageDifference(native, interpreted).maxAbs) levels apart")
+        #expect(Self.nativeInstructions(library, "edges") >= 10)
+    }
+}
