@@ -10,7 +10,7 @@ import Testing
 @Suite(.enabled(if: NativeSegments.supported, "native segments need x86-64 with AVX"))
 struct NativeSegmentWordTests {
     static let opcodes: [Opcode] = [.fadd, .fsub, .fmul, .fdiv, .fmin, .fmax, .ffloor, .ffract, .fsqrt, .fabs, .fneg,
-                                    .mov, .feq, .fne, .flt, .fle]
+                                    .mov, .feq, .fne, .flt, .fle, .and, .or, .xor, .not]
 
     static func instruction(_ opcode: Opcode, a: UInt16, b: UInt16, c: UInt16) -> Instruction {
         Instruction(opcode, a: a, b: b, c: opcode.shape == .unary ? 0 : c)

@@ -66,7 +66,8 @@ enum NativeSegments {
 
     /// What a segment does for each opcode it may hold.
     enum Kind {
-        /// `vOPps`: IEEE, with the left operand's NaN when both are NaN, as the interpreter.
+        /// `vOPps`: IEEE, with the left operand's NaN when both are NaN, as the interpreter;
+        /// `and`, `or`, `xor` on the words' bits.
         case arithmetic(VectorAssembler.Operation)
         /// `fmin`/`fmax` (`KilnMath.minimum`/`maximum`): `vminps`/`vmaxps` pick the right
         /// operand when either is NaN; the rule wants the left one when the right is NaN.
@@ -77,8 +78,8 @@ enum NativeSegments {
         case fract
         /// `fsqrt` (`squareRootGroup`): the root of |x| with x's sign, NaN where x < 0.
         case squareRoot
-        /// `fabs`, `fneg`: the sign bit cleared or flipped, NaNs included.
-        case absolute, negate
+        /// `fabs`, `fneg`: the sign bit cleared or flipped, NaNs included; `not`: every bit.
+        case absolute, negate, complement
         /// `mov`.
         case copy
         /// `feq`, `fne`, `flt`, `fle`: 1 where the comparison holds, else 0.
@@ -93,6 +94,10 @@ enum NativeSegments {
         case .fsub: .arithmetic(.sub)
         case .fmul: .arithmetic(.mul)
         case .fdiv: .arithmetic(.div)
+        case .and: .arithmetic(.and)
+        case .or: .arithmetic(.or)
+        case .xor: .arithmetic(.xor)
+        case .not: .complement
         case .fmin: .minimum
         case .fmax: .maximum
         case .ffloor: .floor
@@ -112,7 +117,7 @@ enum NativeSegments {
 
     /// The constants segments broadcast (`rsi` in their code), by `Constant`.
     enum Constant: Int, CaseIterable {
-        case largestBelowOne, magnitudeMask, signMask, one, nan
+        case largestBelowOne, magnitudeMask, signMask, one, nan, allOnes
 
         var word: UInt32 {
             switch self {
@@ -121,6 +126,7 @@ enum NativeSegments {
             case .signMask: 0x8000_0000
             case .one: 1
             case .nan: Float.nan.bitPattern
+            case .allOnes: 0xFFFF_FFFF
             }
         }
     }
@@ -286,13 +292,17 @@ enum NativeSegments {
                 let nan = temporary(avoiding: [source, mask, destination])
                 assembler.broadcastConstant(nan, index: Constant.nan.rawValue)
                 assembler.blend(destination, destination, nan, mask: mask)
-            case .absolute, .negate:
+            case .absolute, .negate, .complement:
                 let source = operand(instruction.b, index: index)
                 let mask = temporary(avoiding: [source])
-                let absolute = if case .absolute = kind(instruction.opcode)! { true } else { false }
-                assembler.broadcastConstant(mask, index: (absolute ? Constant.magnitudeMask : .signMask).rawValue)
+                let (constant, operation): (Constant, VectorAssembler.Operation) = switch kind(instruction.opcode)! {
+                case .absolute: (.magnitudeMask, .and)
+                case .negate: (.signMask, .xor)
+                default: (.allOnes, .xor)
+                }
+                assembler.broadcastConstant(mask, index: constant.rawValue)
                 destination = free(avoiding: [source, mask])
-                assembler.operation(absolute ? .and : .xor, destination, source, mask)
+                assembler.operation(operation, destination, source, mask)
             case .copy:
                 let source = operand(instruction.b, index: index)
                 destination = free(avoiding: [source])
