@@ -141,7 +141,7 @@ public final class Executor {
     }
 
     /// The hot loop: fetch, dispatch (`Execution.step`, inlined; `scalarStep` for uniform
-    /// instructions, `fusedStep` for fused pairs), count, and check the budget on backward jumps only. Returns −1 when the range reaches `ret`, or the relative index
+    /// instructions, a native segment's code, `fusedStep` for fused pairs), count, and check the budget on backward jumps only. Returns −1 when the range reaches `ret`, or the relative index
     /// of the jump that exceeded the budget; `work` is the cost of what ran.
     @inline(never)
     static func execute(_ code: UnsafePointer<PreparedInstruction>, _ machine: Execution.Machine, budget: Int,

@@ -1,9 +1,9 @@
 import KilnBytecode
 import Foundation
 
-/// Runs of lane-wide float arithmetic compiled to x86-64 AVX machine code, each run taking
-/// the batch eight lanes at a time through *all* its instructions with the values in vector
-/// registers (docs/vm.md, "Native segments").
+/// Runs of lane-wide float and mask instructions compiled to x86-64 AVX2 machine code, each
+/// run taking the batch eight lanes at a time through *all* its instructions with the values
+/// in vector registers (docs/vm.md, "Native segments").
 ///
 /// Why: an interpreted lane-wide instruction is a pass over the batch in memory — load the
 /// operands, compute, store 128 lanes — plus a dispatch: about 24 cycles, of which 16 are
@@ -24,7 +24,8 @@ enum NativeSegments {
     static let marker: UInt8 = 0xFF
     /// Shorter runs stay in the interpreter (a pair fuses there instead).
     static let minimumLength = 3
-    /// The longest segment: its length and summed cost fit the instruction's 16-bit fields.
+    /// The longest segment (its length and summed cost must also fit the instruction's 16-bit
+    /// fields).
     static let maximumLength = 4096
 
     /// A segment's entry: the register file's base in `rdi`, `constants` in `rsi`.
@@ -35,11 +36,9 @@ enum NativeSegments {
         let memory: ExecutableMemory
         /// Entry addresses by segment index, behind a stable pointer for the executor.
         let entries: UnsafeMutablePointer<Entry>
-        let count: Int
 
         init(memory: ExecutableMemory, offsets: [Int]) {
             self.memory = memory
-            count = offsets.count
             entries = .allocate(capacity: max(1, offsets.count))
             for (index, offset) in offsets.enumerated() {
                 (entries + index).initialize(to: unsafeBitCast(memory.base + offset, to: Entry.self))
@@ -145,17 +144,23 @@ enum NativeSegments {
         var runs: [Range<Int>] = []
         for block in blocks.starts.indices {
             var start: Int?
+            var cost = 0
             func close(at end: Int) {
                 if let first = start, end - first >= minimumLength { runs.append(first..<end) }
                 start = nil
+                cost = 0
             }
             for index in blocks.range(of: block) {
                 guard !body[index].isScalar, body[index].fusion == 0, kind(code[index].opcode) != nil else {
                     close(at: index)
                     continue
                 }
-                if let first = start, index - first == maximumLength { close(at: index) }
+                // The run's length and summed cost live in 16-bit fields.
+                if let first = start, index - first == maximumLength || cost + Int(body[index].cost) > Int(UInt16.max) {
+                    close(at: index)
+                }
                 if start == nil { start = index }
+                cost += Int(body[index].cost)
             }
             close(at: blocks.range(of: block).upperBound)
         }
@@ -171,7 +176,7 @@ enum NativeSegments {
         guard let memory = ExecutableMemory(assembler.bytes) else { return nil }
         for (index, run) in runs.enumerated() {
             var cost: UInt16 = 0
-            for i in run { cost &+= body[i].cost; body[i].fusion = marker }
+            for i in run { cost += body[i].cost; body[i].fusion = marker }
             body[run.lowerBound].imm = UInt32(index)
             body[run.lowerBound].scalarRun = UInt16(run.count)
             body[run.lowerBound].cost = cost
