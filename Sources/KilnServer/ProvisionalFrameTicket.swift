@@ -11,7 +11,8 @@ import Foundation
 /// millisecond or so of work and, once started, is first pixels sooner than the full
 /// library's own coarse frame could be; a render that has not started by then never will.
 final class ProvisionalFrameTicket: @unchecked Sendable {
-    private enum State { case queued, rendering, finished, abandoned }
+    /// `done`: sent or dropped, or skipped because the full compile came first.
+    private enum State { case queued, rendering, done }
 
     private let condition = NSCondition()
     private var state = State.queued
@@ -29,7 +30,7 @@ final class ProvisionalFrameTicket: @unchecked Sendable {
     /// Called by the render when its frame is sent or dropped.
     func finish() {
         condition.lock()
-        state = .finished
+        state = .done
         condition.broadcast()
         condition.unlock()
     }
@@ -38,7 +39,7 @@ final class ProvisionalFrameTicket: @unchecked Sendable {
     /// not started yet is abandoned, one under way is waited for.
     func settle() {
         condition.lock()
-        if state == .queued { state = .abandoned }
+        if state == .queued { state = .done }
         while state == .rendering { condition.wait() }
         condition.unlock()
     }

@@ -57,25 +57,15 @@ struct NativeSegmentTests {
     /// `floor` (a NaN keeps its bits) and `fract` (capped below 1), in runs long enough to
     /// be segments.
     @Test func specialValuesKeepTheirRules() throws {
-        let source = """
-        #include <metal_stdlib>
-        using namespace metal;
-        [[ stitchable ]] half4 edges(float2 position, half4 color, float time) {
-            float num = floor(position.x - 20.0) * (position.y < 12.0 ? 0.0 : 1.0);
-            float v = num / floor(position.y - 12.0);            // NaN, ±∞, ±0 and ordinary values
-            float a = clamp(v * 2.0 - 1.0, -0.0, 0.0) * 3.0 + 1.0;
-            float b = min(v, v * 0.5 + 1.0) - max(v * 0.25, -0.0) / 3.0;
-            float c = floor(v * 1.5 + 0.25) * 0.125 - fract(v * 7.3 - 0.5);
-            float d = fract(-v * 1e-8 + 0.5) + floor(-v / 3.0) * 0.01;
-            return half4(fract(1.0 / a * 0.001), fract(b), fract(c), fract(d));
-        }
-        """
-        let library = try compile(source, name: "edges.metal")
-        let request = RenderRequest(library: library, functionName: "edges", width: 48, height: 24,
-                                    content: BuiltinContent.make("rainbow", width: 48, height: 24), time: 0)
+        let request = try specialValuesRequest(body: """
+                float a = clamp(v * 2.0 - 1.0, -0.0, 0.0) * 3.0 + 1.0;
+                float b = min(v, v * 0.5 + 1.0) - max(v * 0.25, -0.0) / 3.0;
+                float c = floor(v * 1.5 + 0.25) * 0.125 - fract(v * 7.3 - 0.5);
+                float d = fract(-v * 1e-8 + 0.5) + floor(-v / 3.0) * 0.01;
+            """, result: "half4(fract(1.0 / a * 0.001), fract(b), fract(c), fract(d))")
         let (native, interpreted) = try renderBothWays(request, \.nativeSegments)
         #expect(!native.isConstant)
         #expect(native.bytes == interpreted.bytes, "\(ImageDifference(native, interpreted).maxAbs) levels apart")
-        #expect(Self.nativeInstructions(library, "edges") >= 10)
+        #expect(Self.nativeInstructions(request.library, "edges") >= 10)
     }
 }

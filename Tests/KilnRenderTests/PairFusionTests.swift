@@ -65,28 +65,18 @@ import Testing
     /// `v` below is all of those across the frame (0/0, ±x/0, −0). Divisions fuse with
     /// their neighbours too (`(v − 0.5) / w`, `v / 3 + 0.25`).
     @Test func clampsKeepTheirRulesOnSpecialValues() throws {
-        let source = """
-        #include <metal_stdlib>
-        using namespace metal;
-        [[ stitchable ]] half4 edges(float2 position, half4 color, float time) {
-            float num = floor(position.x - 20.0) * (position.y < 12.0 ? 0.0 : 1.0);
-            float v = num / floor(position.y - 12.0);            // NaN, ±∞, ±0 and ordinary values
-            float a = clamp(v, -0.0, 0.0);                          // −0 against +0: the order decides
-            float b = clamp(v, -2.5, 3.5);
-            float c = min(max(v, 0.0), -0.0);
-            float d = max(min(v * 0.5, 1.0), -1.0);
-            float e = fract((v - 0.5) / (position.x - 24.0)) + fract(v / 3.0 + 0.25);   // division pairs
-            return half4(fract(1.0 / a * 0.001), fract(b), fract(1.0 / c * 0.001), d * 0.25 + 0.5 + e * 0.1);
-        }
-        """
-        let library = try compile(source, name: "edges.metal")
-        let request = RenderRequest(library: library, functionName: "edges", width: 48, height: 24,
-                                    content: BuiltinContent.make("rainbow", width: 48, height: 24), time: 0)
+        let request = try specialValuesRequest(body: """
+                float a = clamp(v, -0.0, 0.0);                          // −0 against +0: the order decides
+                float b = clamp(v, -2.5, 3.5);
+                float c = min(max(v, 0.0), -0.0);
+                float d = max(min(v * 0.5, 1.0), -1.0);
+                float e = fract((v - 0.5) / (position.x - 24.0)) + fract(v / 3.0 + 0.25);   // division pairs
+            """, result: "half4(fract(1.0 / a * 0.001), fract(b), fract(1.0 / c * 0.001), d * 0.25 + 0.5 + e * 0.1)")
         let (fused, apart) = try renderBothWays(Self.interpreted(request), \.pairFusion)
         #expect(!fused.isConstant)
         let same = fused.bytes == apart.bytes
         #expect(same, "\(ImageDifference(fused, apart).maxAbs) levels apart")
-        #expect(Self.fusedPairs(library, "edges") >= 4)
+        #expect(Self.fusedPairs(request.library, "edges") >= 4)
     }
 
     /// Vector arithmetic is lowered component by component — `p * 2.0 + offset` on a

@@ -49,6 +49,24 @@ func exampleRequests(_ library: Library) -> [RenderRequest] {
     }
 }
 
+/// A 48×24 colour effect `edges` whose `float v` runs through NaN, ±∞, ±0 and ordinary
+/// values across the frame (0/0, ±x/0, −0), then `body` (statements using `v`) and
+/// `return result;`: for tests that an execution setting keeps every rule on special values.
+func specialValuesRequest(body: String, result: String) throws -> RenderRequest {
+    let source = """
+    #include <metal_stdlib>
+    using namespace metal;
+    [[ stitchable ]] half4 edges(float2 position, half4 color, float time) {
+        float num = floor(position.x - 20.0) * (position.y < 12.0 ? 0.0 : 1.0);
+        float v = num / floor(position.y - 12.0);
+    \(body)
+        return \(result);
+    }
+    """
+    return RenderRequest(library: try compile(source, name: "edges.metal"), functionName: "edges", width: 48, height: 24,
+                         content: BuiltinContent.make("rainbow", width: 48, height: 24), time: 0)
+}
+
 /// `request` rendered with an execution setting on and off (uniform execution, pair
 /// fusion: ways of running that must not change a bit).
 func renderBothWays(_ request: RenderRequest, _ setting: WritableKeyPath<ExecutionLimits, Bool>) throws
