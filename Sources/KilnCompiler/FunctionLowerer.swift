@@ -265,6 +265,9 @@ final class FunctionLowerer {
         }
         if opcode == .mov { return b }
         if c >= 0, d < 0, let which = ConstantFolder.identityOperand(opcode, kb, kc) { return which == 0 ? b : c }
+        if opcode == .fdiv, let kc, let reciprocal = ConstantFolder.exactReciprocal(ofDivisor: kc) {
+            return op(.fmul, b, constant(reciprocal))
+        }
         if opcode == .sel, let kb { return kb != 0 ? c : d }
         if opcode == .sel, c == d { return c }
         func hoistable(_ r: VirtualRegister) -> Bool { r < 0 || (isPrologue(r) && !state.isHome[r]) }

@@ -48,6 +48,47 @@ import Testing
         #expect(rules >= 14)
     }
 
+    /// A division by ±2ᵏ becomes a multiplication by its reciprocal (`exactReciprocal`) only
+    /// where that gives the division's bits for every dividend — NaNs, infinities, zeros and
+    /// subnormal quotients included; a reciprocal that would be rounded or subnormal keeps
+    /// the division.
+    @Test func divisionByAPowerOfTwoIsAnExactMultiplication() {
+        var rules = 0
+        for exponent in UInt32(0)...255 {
+            for sign: UInt32 in [0, 0x8000_0000] {
+                let divisor = sign | exponent << 23
+                guard let reciprocal = ConstantFolder.exactReciprocal(ofDivisor: divisor) else { continue }
+                rules += 1
+                for x in Self.values.prefix(4000)
+                where ConstantFolder.fold(.fdiv, [x, divisor]) != ConstantFolder.fold(.fmul, [x, reciprocal]) {
+                    Issue.record("x / \(Float(bitPattern: divisor)) ≠ x · its reciprocal for x = \(String(x, radix: 16))")
+                    break
+                }
+            }
+        }
+        #expect(rules == 2 * 253)
+        for divisor: UInt32 in [Float(3).bitPattern, 0x3F80_0001, 0, 0x7F80_0000, 0x7F00_0000, 0x0040_0000, 0x7FC0_0000] {
+            #expect(ConstantFolder.exactReciprocal(ofDivisor: divisor) == nil, "\(String(divisor, radix: 16))")
+        }
+        #expect(ConstantFolder.exactReciprocal(ofDivisor: Float(-0.5).bitPattern) == Float(-2).bitPattern)
+    }
+
+    /// `smoothstep(0.6, 0.1, d)` divides by −0.5: a multiplication; by 0.2, a division.
+    @Test func smoothstepOverAPowerOfTwoMultiplies() throws {
+        let source = """
+        #include <metal_stdlib>
+        using namespace metal;
+        [[ stitchable ]] half4 fade(float2 position, half4 color) {
+            return half4(smoothstep(0.6, 0.1, position.x), smoothstep(0.8, 1.0, position.y), 0, 1);
+        }
+        """
+        let result = Compiler.compile([SourceFile(name: "fade.metal", text: source)])
+        let library = try #require(result.library, "\(result.diagnostics.map(\.message))")
+        let function = try #require(library.functions.first)
+        let body = library.code[Int(function.body.lowerBound)..<Int(function.body.upperBound)]
+        #expect(body.filter { $0.opcode == .fdiv }.count == 1)
+    }
+
     /// The near misses stay instructions: `x + +0` and `x - -0` give +0 for -0.
     @Test func signedZerosKeepTheirInstruction() {
         #expect(ConstantFolder.identityOperand(.fadd, nil, 0) == nil)

@@ -68,4 +68,32 @@ struct NativeSegmentTests {
         #expect(native.bytes == interpreted.bytes, "\(ImageDifference(native, interpreted).maxAbs) levels apart")
         #expect(Self.nativeInstructions(request.library, "edges") >= 10)
     }
+
+    /// The registers segments treat as constants (`NativeSegments.knownConstants`, which
+    /// lets `min`/`max` skip their NaN fix-up) are the prologue's `const`s written nowhere
+    /// else — never a slot the renderer fills or reads between batches.
+    @Test func knownConstantsAreThePrologueConstantsWrittenOnce() throws {
+        let library = try compile("""
+            #include <metal_stdlib>
+            using namespace metal;
+            [[ stitchable ]] half4 fade(float2 position, half4 color, float time) {
+                float a = smoothstep(0.2, 0.7, fract(position.x * 0.01 + time));
+                float b = clamp(position.y * 0.02 - 1.0, 0.0, 1.0);
+                return half4(a, b, max(a, 0.25), 1);
+            }
+            """, name: "fade.metal")
+        let function = try #require(library.functions.first)
+        let known = NativeSegments.knownConstants(of: function, in: library)
+        let slots = Set((function.inputs + function.outputs).flatMap { Int($0.register)..<Int($0.register) + $0.type.componentCount })
+        let code = library.code[library.clampedRange(function.prologue)] + library.code[library.clampedRange(function.body)]
+        for (register, word) in known {
+            #expect(!slots.contains(Int(register)), "r\(register) is a slot")
+            let writers = code.filter { UniformityAnalysis.destinations($0).contains(Int(register)) }
+            #expect(writers.count == 1 && writers.first?.opcode == .const && writers.first.map { library.constants[Int($0.imm)] } == word,
+                    "r\(register)")
+        }
+        // smoothstep's and clamp's 0 and 1, and max's 0.25, are there to be used.
+        let values = Set(known.values.map { Float(bitPattern: $0) })
+        #expect(values.isSuperset(of: [0, 1, 0.25]), "\(values)")
+    }
 }

@@ -43,6 +43,39 @@ struct NativeSegmentWordTests {
         #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
     }
 
+    /// `fmin`/`fmax` with an operand known to be a constant (`NativeSegments.knownConstants`)
+    /// skip the NaN fix-up when that constant is a number — on either side, ±0 on the left
+    /// excepted: every special word as the constant, every special word as the other operand.
+    @Test(arguments: [Opcode.fmin, .fmax])
+    func minimumAndMaximumOfAKnownConstantMatchTheOneLaneStep(_ opcode: Opcode) throws {
+        let (executor, lanes) = try LaneGroupTests.scratchMachine(registers: 6)
+        defer { withExtendedLifetime(executor) {} }
+        let machine = executor.machine
+        let words = LaneGroupTests.specials
+        var mismatches: [String] = []
+        for k in words {
+            for constantOnLeft in [false, true] {
+                let (constant, other): (UInt16, UInt16) = constantOnLeft ? (1, 2) : (2, 1)
+                let run = [Self.instruction(opcode, a: 0, b: 1, c: 2)]
+                let code = try #require(NativeSegments.assemble(run, liveAfter: RegisterSet(count: 6, full: true),
+                                                                knownConstants: [constant: k]))
+                for l in 0..<laneCount {
+                    lanes(UInt32(constant))[l] = k
+                    lanes(UInt32(other))[l] = words[l % words.count]
+                }
+                code.entries[0](UnsafeMutableRawPointer(machine.registers), NativeSegments.constants)
+                for l in 0..<laneCount {
+                    lanes(4)[0] = lanes(1)[l]; lanes(5)[0] = lanes(2)[l]
+                    _ = Execution.step(machine, LaneGroupTests.instruction(opcode, a: 3, b: 4, c: 5), lanes: 1)
+                    if lanes(0)[l] != lanes(3)[0], mismatches.count < 5 {
+                        mismatches.append("\(opcode)(\(hex(lanes(1)[l])), \(hex(lanes(2)[l]))), constant on the \(constantOnLeft ? "left" : "right") → native \(hex(lanes(0)[l])), step \(hex(lanes(3)[0]))")
+                    }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+    }
+
     /// `sel` on every special word as the condition (0 and −0.0's bits differ), its two
     /// values cycling through them too, the destination fresh or in place of any operand.
     @Test func selectMatchesTheOneLaneStep() throws {

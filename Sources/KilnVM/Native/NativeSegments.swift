@@ -116,14 +116,13 @@ enum NativeSegments {
 
     /// The constants segments broadcast (`rsi` in their code), by `Constant`.
     enum Constant: Int, CaseIterable {
-        case largestBelowOne, magnitudeMask, signMask, one, nan, allOnes
+        case largestBelowOne, magnitudeMask, signMask, nan, allOnes
 
         var word: UInt32 {
             switch self {
             case .largestBelowOne: KilnMath.largestBelowOne.bitPattern
             case .magnitudeMask: 0x7FFF_FFFF
             case .signMask: 0x8000_0000
-            case .one: 1
             case .nan: Float.nan.bitPattern
             case .allOnes: 0xFFFF_FFFF
             }
@@ -135,11 +134,33 @@ enum NativeSegments {
         return table
     }()
 
+    /// The registers that hold one known word in every lane while `function`'s body runs:
+    /// written by exactly one instruction of prologue and body together, a `const` of the
+    /// prologue (which runs before any batch, on every lane), and not a slot the renderer
+    /// writes or reads between batches.
+    static func knownConstants(of function: Function, in library: Library) -> [UInt16: UInt32] {
+        var writes: [Int: Int] = [:]
+        for slot in function.inputs + function.outputs {
+            for register in Int(slot.register)..<Int(slot.register) + slot.type.componentCount { writes[register] = 2 }
+        }
+        if let discard = function.discardRegister { writes[Int(discard)] = 2 }
+        let prologue = library.code[library.clampedRange(function.prologue)]
+        for instruction in prologue + library.code[library.clampedRange(function.body)] {
+            for register in UniformityAnalysis.destinations(instruction) { writes[register, default: 0] += 1 }
+        }
+        var known: [UInt16: UInt32] = [:]
+        for instruction in prologue where instruction.opcode == .const && writes[Int(instruction.a)] == 1
+            && Int(instruction.imm) < library.constants.count {
+            known[instruction.a] = library.constants[Int(instruction.imm)]
+        }
+        return known
+    }
+
     /// Finds the runs of `body` (the prepared form of `code`) worth compiling, compiles
     /// them and marks their instructions. Returns nil when there is none, or this machine
     /// cannot run them.
     static func compile(_ body: inout [PreparedInstruction], code: [Instruction], blocks: BasicBlocks,
-                        function: Function) -> Code? {
+                        function: Function, knownConstants: [UInt16: UInt32] = [:]) -> Code? {
         guard supported, !code.isEmpty, body.count > code.count else { return nil }
         var runs: [Range<Int>] = []
         for block in blocks.starts.indices {
@@ -171,7 +192,7 @@ enum NativeSegments {
         var offsets: [Int] = []
         for (index, run) in runs.enumerated() {
             offsets.append(assembler.bytes.count)
-            emit(code[run], liveAfter: liveAfter[index], into: &assembler)
+            emit(code[run], liveAfter: liveAfter[index], knownConstants: knownConstants, into: &assembler)
         }
         guard let memory = ExecutableMemory(assembler.bytes) else { return nil }
         for (index, run) in runs.enumerated() {
@@ -185,10 +206,10 @@ enum NativeSegments {
     }
 
     /// One run on its own, stored where live (`liveAfter`): what tests step.
-    static func assemble(_ run: [Instruction], liveAfter: RegisterSet) -> Code? {
+    static func assemble(_ run: [Instruction], liveAfter: RegisterSet, knownConstants: [UInt16: UInt32] = [:]) -> Code? {
         guard supported else { return nil }
         var assembler = VectorAssembler()
-        emit(run[...], liveAfter: liveAfter, into: &assembler)
+        emit(run[...], liveAfter: liveAfter, knownConstants: knownConstants, into: &assembler)
         return ExecutableMemory(assembler.bytes).map { Code(memory: $0, offsets: [0]) }
     }
 
@@ -209,7 +230,12 @@ enum NativeSegments {
     /// registers from their first read or their definition on; a register that has to make
     /// room goes back to memory if it holds a result not stored yet, and at the end the
     /// results still unstored are stored if they are live after the run.
-    static func emit(_ run: ArraySlice<Instruction>, liveAfter: RegisterSet, into assembler: inout VectorAssembler) {
+    ///
+    /// `knownConstants` are the registers that hold one value in every lane throughout the
+    /// body (`knownConstants(of:in:)`): a `min` or `max` with such an
+    /// operand, when it is no NaN, needs no NaN fix-up.
+    static func emit(_ run: ArraySlice<Instruction>, liveAfter: RegisterSet, knownConstants: [UInt16: UInt32] = [:],
+                     into assembler: inout VectorAssembler) {
         let laneBytes = Int32(laneCount * 4)
         func displacement(_ register: UInt16) -> Int32 { Int32(register) * laneBytes }
         // What each ymm register holds: a VM register, whether it still has to be stored, and
@@ -240,27 +266,47 @@ enum NativeSegments {
         }
         /// A ymm register for an intermediate: it holds no VM register afterwards.
         func temporary(avoiding pinned: [Int]) -> Int { free(avoiding: pinned) }
+        /// `vOPps` of VM registers `left` and `right` into a fresh ymm register, the right
+        /// operand read from memory when no ymm register holds it.
+        func binary(_ operation: VectorAssembler.Operation, _ left: UInt16, _ right: UInt16, index: Int) -> Int {
+            let heldRight = find(right)
+            let leftYmm = operand(left, index: index, avoiding: heldRight.map { [$0] } ?? [])
+            if let heldRight {
+                lastUse[heldRight] = index
+                let destination = free(avoiding: [leftYmm, heldRight])
+                assembler.operation(operation, destination, leftYmm, heldRight)
+                return destination
+            }
+            let destination = free(avoiding: [leftYmm])
+            assembler.operation(operation, destination, leftYmm, rightAt: displacement(right))
+            return destination
+        }
+        func isNumber(_ register: UInt16) -> Bool {
+            knownConstants[register].map { !Float(bitPattern: $0).isNaN } ?? false
+        }
 
         let start = assembler.beginGroupLoop()
         for (index, instruction) in zip(run.indices, run) {
             let destination: Int
             switch kind(instruction.opcode)! {
             case .arithmetic(let operation):
-                let right = find(instruction.c)
-                let left = operand(instruction.b, index: index, avoiding: right.map { [$0] } ?? [])
-                if let right {
-                    lastUse[right] = index
-                    destination = free(avoiding: [left, right])
-                    assembler.operation(operation, destination, left, right)
-                } else {
-                    destination = free(avoiding: [left])
-                    assembler.operation(operation, destination, left, rightAt: displacement(instruction.c))
-                }
+                destination = binary(operation, instruction.b, instruction.c, index: index)
             case .minimum, .maximum:
+                let operation: VectorAssembler.Operation = if case .minimum = kind(instruction.opcode)! { .min } else { .max }
+                // `vminps l, r` is `l < r ? l : r` — the rule (`KilnMath.minimum`) whenever r
+                // is no NaN; with a number k on the left, `vminps r, k` is the rule too except
+                // where r == k with other bits, which only ±0 can be.
+                if isNumber(instruction.c) {
+                    destination = binary(operation, instruction.b, instruction.c, index: index)
+                    break
+                }
+                if isNumber(instruction.b), knownConstants[instruction.b]! & 0x7FFF_FFFF != 0 {
+                    destination = binary(operation, instruction.c, instruction.b, index: index)
+                    break
+                }
                 let left = operand(instruction.b, index: index)
                 let right = operand(instruction.c, index: index, avoiding: [left])
                 destination = free(avoiding: [left, right])
-                let operation: VectorAssembler.Operation = if case .minimum = kind(instruction.opcode)! { .min } else { .max }
                 assembler.operation(operation, destination, left, right)
                 let nan = temporary(avoiding: [left, right, destination])
                 assembler.compare(nan, right, right, .unordered)
@@ -282,16 +328,13 @@ enum NativeSegments {
                 assembler.broadcastConstant(floor, index: Constant.largestBelowOne.rawValue)
                 assembler.operation(.min, destination, floor, destination)
             case .squareRoot:
+                // `vsqrtps` already is the rule's √|x| with x's sign for x ≥ 0, −0 and NaN x
+                // (a NaN comes back quieted with its sign, as the rule's OR puts it back);
+                // x < 0 gets the rule's NaN instead of the default one.
                 let source = operand(instruction.b, index: index)
-                let mask = temporary(avoiding: [source])
-                assembler.broadcastConstant(mask, index: Constant.magnitudeMask.rawValue)
-                destination = free(avoiding: [source, mask])
-                assembler.operation(.and, destination, source, mask)
-                assembler.squareRoot(destination, destination)
-                assembler.broadcastConstant(mask, index: Constant.signMask.rawValue)
-                assembler.operation(.and, mask, source, mask)
-                assembler.operation(.or, destination, destination, mask)
-                // NaN where x < 0 (compared with a zeroed register; false for a NaN x).
+                destination = free(avoiding: [source])
+                assembler.squareRoot(destination, source)
+                let mask = temporary(avoiding: [source, destination])
                 assembler.operation(.xor, mask, mask, mask)
                 assembler.compare(mask, source, mask, .less)
                 let nan = temporary(avoiding: [source, mask, destination])
@@ -317,9 +360,7 @@ enum NativeSegments {
                 let right = operand(instruction.c, index: index, avoiding: [left])
                 destination = free(avoiding: [left, right])
                 assembler.compare(destination, left, right, predicate)
-                let one = temporary(avoiding: [left, right, destination])
-                assembler.broadcastConstant(one, index: Constant.one.rawValue)
-                assembler.operation(.and, destination, destination, one)
+                assembler.shiftRightWords(destination, destination, by: 31)     // all ones → 1
             case .select:
                 let condition = operand(instruction.b, index: index)
                 let whenSet = operand(instruction.c, index: index, avoiding: [condition])

@@ -88,6 +88,13 @@ struct VectorAssembler {
         registerOperand(reg: destination, rm: right)
     }
 
+    /// `vpsrld destination, source, count` (AVX2): each word shifted right, zeros in.
+    mutating func shiftRightWords(_ destination: Int, _ source: Int, by count: UInt8) {
+        vex(reg: 2, rmExtended: source >= 8, vvvv: destination, opcode: 0x72, prefix: .p66)   // 72 /2 ib
+        registerOperand(reg: 2, rm: source)
+        bytes.append(count)
+    }
+
     /// `vsqrtps destination, source`.
     mutating func squareRoot(_ destination: Int, _ source: Int) {
         vex(reg: destination, rmExtended: source >= 8, vvvv: 0, opcode: 0x51)
