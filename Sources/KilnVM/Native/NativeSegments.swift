@@ -136,8 +136,8 @@ enum NativeSegments {
 
     /// The registers that hold one known word in every lane while `function`'s body runs:
     /// written by exactly one instruction of prologue and body together, a `const` of the
-    /// prologue (which runs before any batch, on every lane), and not a slot the renderer
-    /// writes or reads between batches.
+    /// prologue (which runs before any batch, on every lane, and has no jumps), and not a
+    /// slot the renderer writes or reads between batches.
     static func knownConstants(of function: Function, in library: Library) -> [UInt16: UInt32] {
         var writes: [Int: Int] = [:]
         for slot in function.inputs + function.outputs {
@@ -145,6 +145,8 @@ enum NativeSegments {
         }
         if let discard = function.discardRegister { writes[Int(discard)] = 2 }
         let prologue = library.code[library.clampedRange(function.prologue)]
+        // The compiler's prologues are straight-line; one with a jump could skip a `const`.
+        guard !prologue.contains(where: { [.jump, .conditionalJump].contains($0.opcode.shape) }) else { return [:] }
         for instruction in prologue + library.code[library.clampedRange(function.body)] {
             for register in UniformityAnalysis.destinations(instruction) { writes[register, default: 0] += 1 }
         }
