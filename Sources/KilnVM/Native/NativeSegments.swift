@@ -234,8 +234,8 @@ enum NativeSegments {
     /// results still unstored are stored if they are live after the run.
     ///
     /// `knownConstants` are the registers that hold one value in every lane throughout the
-    /// body (`knownConstants(of:in:)`): a `min` or `max` with such an
-    /// operand, when it is no NaN, needs no NaN fix-up.
+    /// body (`knownConstants(of:in:)`): a `min` or `max` with such an operand, when it is
+    /// no NaN, needs no NaN fix-up.
     static func emit(_ run: ArraySlice<Instruction>, liveAfter: RegisterSet, knownConstants: [UInt16: UInt32] = [:],
                      into assembler: inout VectorAssembler) {
         let laneBytes = Int32(laneCount * 4)
