@@ -138,9 +138,8 @@ public final class PreparedFunction: @unchecked Sendable {
         var runBody = body, runCode = bodyCode
         if pairFusion || nativeSegments { PairScheduling.schedule(&runBody, &runCode, blocks: blocks) }
         // Segments first: inside one, a pair's intermediate stays in a register anyway.
-        nativeCode = nativeSegments ? NativeSegments.compile(
-            &runBody, code: runCode, blocks: blocks, function: function,
-            knownConstants: NativeSegments.knownConstants(of: function, in: library)) : nil
+        nativeCode = nativeSegments
+            ? NativeSegments.compile(&runBody, code: runCode, blocks: blocks, function: function, library: library) : nil
         nativeInstructionCount = nativeCode == nil ? 0 : runBody.count { $0.fusion == NativeSegments.marker }
         fusedPairCount = pairFusion ? PairFusion.fuse(&runBody, code: runCode, blocks: blocks, function: function) : 0
         Self.markScalarRuns(&runBody, code: runCode, blocks: blocks)

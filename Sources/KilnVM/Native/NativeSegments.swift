@@ -146,7 +146,7 @@ enum NativeSegments {
         if let discard = function.discardRegister { writes[Int(discard)] = 2 }
         let prologue = library.code[library.clampedRange(function.prologue)]
         // The compiler's prologues are straight-line; one with a jump could skip a `const`.
-        guard !prologue.contains(where: { [.jump, .conditionalJump].contains($0.opcode.shape) }) else { return [:] }
+        guard !prologue.contains(where: { $0.opcode.shape == .jump || $0.opcode.shape == .conditionalJump }) else { return [:] }
         for instruction in prologue + library.code[library.clampedRange(function.body)] {
             for register in UniformityAnalysis.destinations(instruction) { writes[register, default: 0] += 1 }
         }
@@ -160,9 +160,9 @@ enum NativeSegments {
 
     /// Finds the runs of `body` (the prepared form of `code`) worth compiling, compiles
     /// them and marks their instructions. Returns nil when there is none, or this machine
-    /// cannot run them.
+    /// cannot run them. `library` holds the prologue and constants (`knownConstants(of:in:)`).
     static func compile(_ body: inout [PreparedInstruction], code: [Instruction], blocks: BasicBlocks,
-                        function: Function, knownConstants: [UInt16: UInt32] = [:]) -> Code? {
+                        function: Function, library: Library) -> Code? {
         guard supported, !code.isEmpty, body.count > code.count else { return nil }
         var runs: [Range<Int>] = []
         for block in blocks.starts.indices {
@@ -190,6 +190,7 @@ enum NativeSegments {
         guard !runs.isEmpty, let liveAfter = liveAfterRuns(runs, code: code, blocks: blocks, function: function)
         else { return nil }
 
+        let knownConstants = knownConstants(of: function, in: library)
         var assembler = VectorAssembler()
         var offsets: [Int] = []
         for (index, run) in runs.enumerated() {
