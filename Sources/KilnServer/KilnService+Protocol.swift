@@ -139,6 +139,10 @@ extension KilnService {
         }
         session.lock.unlock()
         workers.submit(.urgent) { [self] in
+            // The history's time is taken before the answer goes out: the client's next edit
+            // waits for that answer, so its version's time is later even when this worker's
+            // history write, after the answer, runs after the next edit's.
+            let compiledAt = Date().timeIntervalSince1970
             let quick = session.sink.isOpen && !request.seed ? quickTier(request, sequence: sequence, session: session)
                 : QuickTierOutcome()
             let keep = session.sink.isOpen && compileAndAnswer(request, sequence: sequence, session: session, quick: quick)
@@ -155,7 +159,9 @@ extension KilnService {
             // all the same, for the session's next due time.
             if session.sink.isOpen { scheduleFrame(session, now: monotonicSeconds()) }
             wakeScheduler()
-            if keep, let client = request.client { keepVersion(request.files, client: client, address: session.address) }
+            if keep, let client = request.client {
+                keepVersion(request.files, client: client, address: session.address, time: compiledAt)
+            }
         }
     }
 

@@ -111,7 +111,7 @@ extension KilnService {
     /// Keeps a version that compiled, charged to the address's daily quota (client ids are
     /// the page's own random strings: without the quota, a script inventing ids could fill
     /// the database through history alone).
-    func keepVersion(_ files: [SourceFile], client: String, address: String) {
+    func keepVersion(_ files: [SourceFile], client: String, address: String, time: Double) {
         guard let store, ContentID.isClientID(client) else { return }
         let json = files.map { ["name": $0.name, "text": $0.text] }
         guard let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]) else { return }
@@ -120,7 +120,7 @@ extension KilnService {
                 metrics.increment("kiln_history_versions_refused_total")
                 return
             }
-            _ = try store.saveVersion(client: client, files: Array(data), time: Date().timeIntervalSince1970)
+            _ = try store.saveVersion(client: client, files: Array(data), time: time)
             metrics.increment("kiln_history_versions_total")
         } catch {
             // Nobody waits for a history write: the operator hears of it, the page does not.
