@@ -134,7 +134,8 @@ public final class PostgresShareStore: ShareStore, @unchecked Sendable {
                              deadline)
                 try pool.run(db, """
                     INSERT INTO version (client, sha256, first, last) VALUES (\(client), \(hash), \(time), \(time))
-                    ON CONFLICT (client, sha256) DO UPDATE SET last = excluded.last
+                    ON CONFLICT (client, sha256) DO UPDATE
+                      SET first = LEAST(version.first, excluded.first), last = GREATEST(version.last, excluded.last)
                     """, deadline)
                 // The quota, as SQLiteShareStore.pruneVersions: the least recently compiled
                 // versions past it go, with the files no other client's history holds.

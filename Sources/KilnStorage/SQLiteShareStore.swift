@@ -115,7 +115,7 @@ public final class SQLiteShareStore: ShareStore, @unchecked Sendable {
                            arguments: [hash, Data(files), time])
             try db.execute(sql: """
                 INSERT INTO version (client, sha256, first, last) VALUES (?, ?, ?, ?)
-                ON CONFLICT(client, sha256) DO UPDATE SET last = excluded.last
+                ON CONFLICT(client, sha256) DO UPDATE SET first = min(first, excluded.first), last = max(last, excluded.last)
                 """, arguments: [client, hash, time, time])
             try pruneVersions(db, client: client)
         }

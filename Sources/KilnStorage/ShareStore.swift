@@ -19,6 +19,8 @@ public protocol ShareStore: AnyObject, Sendable {
     /// Keeps a version that compiled for `client` (the page's random id): its files (JSON
     /// bytes) stored once by hash, with when it first and last compiled; the client's
     /// oldest versions past `StorageLimits.maxVersionsPerClient` are forgotten. Returns the hash.
+    /// Writes may arrive out of order (instances, worker threads), so a version's first and
+    /// last times only ever move outward: an older write never makes it look less recent.
     func saveVersion(client: String, files: [UInt8], time: Double) throws -> String
     /// The client's versions, the most recently compiled first, at most `limit`.
     func versions(client: String, limit: Int) throws -> [Version]

@@ -93,6 +93,21 @@ import Testing
         #expect(throws: StorageError.self) { _ = try store.saveVersion(client: "' OR 1=1", files: Self.state(4), time: 50) }
     }
 
+    /// Writes that arrive out of order (another instance, a slow worker) never make a version
+    /// look older than it is, nor first compiled later than it was.
+    @Test(arguments: stores) func lateWritesDoNotMoveAVersionsTimesInward(_ kind: String) throws {
+        let store = try Self.make(kind)
+        let client = "c_lient-0123456789ab"
+        let one = try store.saveVersion(client: client, files: Self.state(1), time: 20)
+        _ = try store.saveVersion(client: client, files: Self.state(2), time: 25)
+        _ = try store.saveVersion(client: client, files: Self.state(1), time: 30)
+        _ = try store.saveVersion(client: client, files: Self.state(1), time: 15)     // late: compiled at 15
+        _ = try store.saveVersion(client: client, files: Self.state(1), time: 22)     // late and in between
+        let versions = try store.versions(client: client, limit: 10)
+        #expect(versions.map(\.sha256) == [one, ContentID.sha256Hex(Self.state(2))])
+        #expect(versions[0].firstCompiled == 15 && versions[0].lastCompiled == 30)
+    }
+
     /// A history keeps the newest `maxVersionsPerClient`; the files of forgotten versions go
     /// too, unless another client's history still holds them.
     @Test(arguments: stores) func historyIsBoundedPerClient(_ kind: String) throws {
