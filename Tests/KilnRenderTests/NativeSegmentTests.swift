@@ -52,6 +52,63 @@ struct NativeSegmentTests {
         }
     }
 
+    /// A segment's cell work run once per batch (`BatchUniformInputs`) where the batch's
+    /// tile lies inside one grid cell, and over every group where it does not, gives the bytes
+    /// of the interpreter. Cells of 40 pixels hold whole 16 × 8 tiles and cut others, so one
+    /// frame takes both ways; the cell's hash reads the id's two registers, which the test
+    /// checks.
+    @Test func cellWorkOncePerBatchGivesTheSameBytes() throws {
+        let library = try compile("""
+            #include <metal_stdlib>
+            using namespace metal;
+            [[ stitchable ]] half4 cells(float2 position, half4 color, float time) {
+                float2 id = floor(position / 40.0);
+                // A sine of a per-pixel value ends the segment, so the next one starts from
+                // the cell id, as starfield's layers do.
+                float wave = sin(position.x * 0.05 + time);
+                float2 p = fract(id * float2(123.34, 456.21));
+                p += dot(p, p + 45.32);
+                float n = fract(p.x * p.y);
+                float size = fract(n * 345.32) * 0.5 + 0.25;
+                float hue = fract(n * 72.9 + time * 0.1) * 0.8 + 0.1;
+                float2 gv = fract(position / 40.0) - 0.5;
+                float d = length(gv - (float2(n, fract(n * 34.0)) - 0.5) * 0.5);
+                float glow = smoothstep(size, size * 0.5, d);
+                return half4(glow * hue, glow * size, fract(d * n * 7.0 + wave), 1);
+            }
+            """, name: "cells.metal")
+        let prepared = PreparedFunction(library: library, functionIndex: 0)
+        #expect((prepared.nativeCode?.batchUniformRuns ?? 0) >= 1, "no segment has a batch-uniform version")
+        // Untested operands are only ever registers every lane holds alike: never a slot.
+        let function = try #require(library.functions.first)
+        let body = Array(library.code[library.clampedRange(function.body)])
+        #expect(BatchUniformInputs.uniformRegisters(of: function, body: body).isDisjoint(with: BatchUniformInputs.slots(of: function)))
+        let request = RenderRequest(library: library, functionName: "cells", width: 200, height: 120,
+                                    content: BuiltinContent.make("rainbow", width: 200, height: 120), time: 0.7)
+        let (native, interpreted) = try renderBothWays(request, \.nativeSegments)
+        #expect(!native.isConstant)
+        #expect(native.bytes == interpreted.bytes, "\(ImageDifference(native, interpreted).maxAbs) levels apart")
+    }
+
+    /// The shader-art examples whose cells are larger than a tile at this size (star
+    /// layers, Voronoi and Truchet cells, ink's lattice) through both ways, so the
+    /// batch-uniform segments they have run both their versions.
+    @Test(arguments: ["art_starfield.metal", "art_voronoi.metal", "art_truchet.metal", "art_ink.metal"])
+    func cellShadersAtSizeGiveTheSameBytes(_ file: String) throws {
+        let library = try ShaderGalleryTests.library(file)
+        for function in ShaderGalleryTests.entries(library) {
+            let request = RenderRequest(library: library, functionName: function.name, width: 256, height: 192,
+                                        content: BuiltinContent.make("rainbow", width: 256, height: 192), time: 3.7)
+            let (native, interpreted) = try renderBothWays(request, \.nativeSegments)
+            #expect(native.bytes == interpreted.bytes, "\(file) \(function.name): \(ImageDifference(native, interpreted).maxAbs) levels apart")
+        }
+        // Starfield's star cells are what the versions are for.
+        if file == "art_starfield.metal" {
+            let prepared = PreparedFunction(library: library, functionIndex: 0)
+            #expect((prepared.nativeCode?.batchUniformRuns ?? 0) >= 5, "the star cells have no batch-uniform segments")
+        }
+    }
+
     /// NaN, ±∞ and ±0 (`v` is all of them across the frame) through every kind a segment
     /// compiles: arithmetic, `fmin`/`fmax` (whose rule differs from `vminps`/`vmaxps` on NaN),
     /// `floor` (a NaN keeps its bits) and `fract` (capped below 1), in runs long enough to

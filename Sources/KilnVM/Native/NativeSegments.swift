@@ -37,8 +37,12 @@ enum NativeSegments {
         /// Entry addresses by segment index, behind a stable pointer for the executor.
         let entries: UnsafeMutablePointer<Entry>
 
-        init(memory: ExecutableMemory, offsets: [Int]) {
+        /// Segments with a batch-uniform version (`BatchUniformInputs`).
+        let batchUniformRuns: Int
+
+        init(memory: ExecutableMemory, offsets: [Int], batchUniformRuns: Int = 0) {
             self.memory = memory
+            self.batchUniformRuns = batchUniformRuns
             entries = .allocate(capacity: max(1, offsets.count))
             for (index, offset) in offsets.enumerated() {
                 (entries + index).initialize(to: unsafeBitCast(memory.base + offset, to: Entry.self))
@@ -111,6 +115,16 @@ enum NativeSegments {
         case .fle: .comparison(.lessOrEqual)
         case .sel: .select
         default: nil
+        }
+    }
+
+    /// The registers an instruction a segment may hold reads (`kind(_:)` not nil).
+    static func sources(of instruction: Instruction) -> [UInt16] {
+        switch kind(instruction.opcode) {
+        case .arithmetic, .minimum, .maximum, .comparison: [instruction.b, instruction.c]
+        case .select: [instruction.b, instruction.c, instruction.d]
+        case .floor, .fract, .squareRoot, .absolute, .negate, .complement, .copy: [instruction.b]
+        case nil: []
         }
     }
 
@@ -191,11 +205,17 @@ enum NativeSegments {
         else { return nil }
 
         let knownConstants = knownConstants(of: function, in: library)
+        let batchUniform = BatchUniformInputs(body: body, code: code, blocks: blocks, runs: runs, function: function,
+                                              knownConstants: knownConstants)
         var assembler = VectorAssembler()
         var offsets: [Int] = []
+        var batchUniformRuns = 0
         for (index, run) in runs.enumerated() {
             offsets.append(assembler.bytes.count)
-            emit(code[run], liveAfter: liveAfter[index], knownConstants: knownConstants, into: &assembler)
+            if emit(code[run], liveAfter: liveAfter[index], knownConstants: knownConstants, batchUniform: batchUniform,
+                    into: &assembler) {
+                batchUniformRuns += 1
+            }
         }
         guard let memory = ExecutableMemory(assembler.bytes) else { return nil }
         for (index, run) in runs.enumerated() {
@@ -205,7 +225,7 @@ enum NativeSegments {
             body[run.lowerBound].scalarRun = UInt16(run.count)
             body[run.lowerBound].cost = cost
         }
-        return Code(memory: memory, offsets: offsets)
+        return Code(memory: memory, offsets: offsets, batchUniformRuns: batchUniformRuns)
     }
 
     /// One run on its own, stored where live (`liveAfter`): what tests step.
@@ -236,32 +256,128 @@ enum NativeSegments {
     ///
     /// `knownConstants` are the registers that hold one value in every lane throughout the
     /// body (`knownConstants(of:in:)`): a `min` or `max` with such an operand, when it is
-    /// no NaN, needs no NaN fix-up.
+    /// no NaN, needs no NaN fix-up. With `batchUniform`, a run worth it gets a batch-uniform
+    /// version first (`BatchUniformInputs`; true when it did): the test, the members once
+    /// on the first group into stack slots, the loop over the others; the general loop is
+    /// where a failed test jumps.
+    @discardableResult
     static func emit(_ run: ArraySlice<Instruction>, liveAfter: RegisterSet, knownConstants: [UInt16: UInt32] = [:],
-                     into assembler: inout VectorAssembler) {
+                     batchUniform: BatchUniformInputs? = nil, into assembler: inout VectorAssembler) -> Bool {
+        var versioned = false
+        if let batchUniform, let plan = batchUniform.plan(for: run, liveAfter: liveAfter) {
+            versioned = true
+            // Every lane of every tested register equal to its first lane, or the general loop.
+            // First the tile's first and last pixels alone (two loads and a compare per
+            // register): where cells are smaller than a tile, that fails nearly every time.
+            var toGeneral: [Int] = []
+            for register in plan.tested {
+                let base = Int32(register) * Int32(laneCount * 4)
+                toGeneral.append(assembler.jumpUnlessEqualWords(base, base + Int32(laneCount * 4 - 4)))
+            }
+            assembler.zeroGroupOffset()
+            let first = 0, equal = 1, all = 2
+            var started = false
+            for register in plan.tested {
+                let base = Int32(register) * Int32(laneCount * 4)
+                assembler.broadcastWord(first, displacement: base)
+                for group in 0..<(laneCount / 8) {
+                    let at = base + Int32(group * 32)
+                    if started {
+                        assembler.equalWords(equal, first, at: at)
+                        assembler.operation(.and, all, all, equal)
+                    } else {
+                        assembler.equalWords(all, first, at: at)
+                        started = true
+                    }
+                }
+            }
+            // No tested register: the members read only values every lane holds alike.
+            if started { toGeneral.append(assembler.jumpUnlessAllSet(all)) }
+            assembler.openSlots(plan.slotCount)
+            emitPass(run, including: { plan.slot[$0] != nil }, values: .once(plan), knownConstants: knownConstants,
+                     into: &assembler)
+            emitPass(run, including: { plan.slot[$0] == nil }, values: .afterOnce(plan, liveAfter: liveAfter),
+                     knownConstants: knownConstants, into: &assembler)
+            assembler.closeSlots()
+            assembler.returnFromSegment()
+            for jump in toGeneral { assembler.patchJump(jump) }
+        }
+        emitPass(run, including: { _ in true }, values: .general(liveAfter: liveAfter), knownConstants: knownConstants,
+                 into: &assembler)
+        assembler.returnFromSegment()
+        return versioned
+    }
+
+    /// Where a pass finds and leaves values.
+    enum PassValues {
+        /// The whole run over every group: operands and results in VM registers.
+        case general(liveAfter: RegisterSet)
+        /// A batch-uniform run's members, once, on the first group: results in stack slots.
+        case once(BatchUniformInputs.Plan)
+        /// The rest of that run over every group: members' results read from their slots,
+        /// and stored where the run's last write of a live register was a member's.
+        case afterOnce(BatchUniformInputs.Plan, liveAfter: RegisterSet)
+    }
+
+    /// A value a `ymm` register can hold: a VM register's (in the register file, at the
+    /// current group) or a member's result (in a stack slot, the same for every group).
+    enum ValueKey: Equatable {
+        case register(UInt16)
+        case slot(Int)
+    }
+
+    /// The instructions of `run` that `including` takes: as a loop over the batch's groups,
+    /// or once on the first group (`.once`).
+    private static func emitPass(_ run: ArraySlice<Instruction>, including: (Int) -> Bool, values: PassValues,
+                                 knownConstants: [UInt16: UInt32], into assembler: inout VectorAssembler) {
         let laneBytes = Int32(laneCount * 4)
         func displacement(_ register: UInt16) -> Int32 { Int32(register) * laneBytes }
-        // What each ymm register holds: a VM register, whether it still has to be stored, and
-        // when it was last used (the least recently used makes room).
-        var holds = [UInt16?](repeating: nil, count: 16)
+        // The plan of a batch-uniform version, if this pass is part of one.
+        let plan: BatchUniformInputs.Plan? = switch values {
+        case .general: nil
+        case .once(let plan), .afterOnce(let plan, _): plan
+        }
+        /// Where operand `register` of instruction `index` comes from: a member's slot when
+        /// a member wrote it last, else the register.
+        func key(_ register: UInt16, at index: Int) -> ValueKey {
+            if let slot = plan?.memberOperands[index]?[register] { return .slot(slot) }
+            return .register(register)
+        }
+        // What each ymm register holds, whether it still has to be stored, and when it was
+        // last used (the least recently used makes room).
+        var holds = [ValueKey?](repeating: nil, count: 16)
         var dirty = [Bool](repeating: false, count: 16)
         var lastUse = [Int](repeating: -1, count: 16)
-        func find(_ register: UInt16) -> Int? { holds.firstIndex(of: register) }
+        func find(_ value: ValueKey) -> Int? { holds.firstIndex(of: value) }
+        func load(_ ymm: Int, _ value: ValueKey) {
+            switch value {
+            case .register(let register): assembler.load(ymm, displacement: displacement(register))
+            case .slot(let slot): assembler.loadSlot(ymm, slot)
+            }
+        }
+        func store(_ ymm: Int, _ value: ValueKey) {
+            switch value {
+            case .register(let register): assembler.store(ymm, displacement: displacement(register))
+            case .slot(let slot): assembler.storeSlot(ymm, slot)
+            }
+        }
         func free(avoiding pinned: [Int]) -> Int {
             if let empty = holds.indices.first(where: { holds[$0] == nil && !pinned.contains($0) }) { return empty }
             let victim = holds.indices.filter { !pinned.contains($0) }.min { lastUse[$0] < lastUse[$1] }!
-            if dirty[victim], let register = holds[victim] { assembler.store(victim, displacement: displacement(register)) }
+            if dirty[victim], let value = holds[victim] { store(victim, value) }
             holds[victim] = nil
             dirty[victim] = false
             return victim
         }
 
-        /// The ymm register holding `register`, loaded if it is in none.
+        /// The ymm register holding operand `register` of instruction `index`, loaded if it
+        /// is in none.
         func operand(_ register: UInt16, index: Int, avoiding pinned: [Int] = []) -> Int {
-            let held = find(register) ?? {
+            let value = key(register, at: index)
+            let held = find(value) ?? {
                 let ymm = free(avoiding: pinned)
-                assembler.load(ymm, displacement: displacement(register))
-                holds[ymm] = register
+                load(ymm, value)
+                holds[ymm] = value
                 return ymm
             }()
             lastUse[held] = index
@@ -270,14 +386,21 @@ enum NativeSegments {
         /// A ymm register for an intermediate: it holds no VM register afterwards.
         func temporary(avoiding pinned: [Int]) -> Int { free(avoiding: pinned) }
         /// `vOPps` of VM registers `left` and `right` into a fresh ymm register, the right
-        /// operand read from memory when no ymm register holds it.
+        /// operand read from the register file when no ymm register holds it.
         func binary(_ operation: VectorAssembler.Operation, _ left: UInt16, _ right: UInt16, index: Int) -> Int {
-            let heldRight = find(right)
+            let rightKey = key(right, at: index)
+            let heldRight = find(rightKey)
             let leftYmm = operand(left, index: index, avoiding: heldRight.map { [$0] } ?? [])
             if let heldRight {
                 lastUse[heldRight] = index
                 let destination = free(avoiding: [leftYmm, heldRight])
                 assembler.operation(operation, destination, leftYmm, heldRight)
+                return destination
+            }
+            guard case .register = rightKey else {
+                let rightYmm = operand(right, index: index, avoiding: [leftYmm])
+                let destination = free(avoiding: [leftYmm, rightYmm])
+                assembler.operation(operation, destination, leftYmm, rightYmm)
                 return destination
             }
             let destination = free(avoiding: [leftYmm])
@@ -288,8 +411,9 @@ enum NativeSegments {
             knownConstants[register].map { !Float(bitPattern: $0).isNaN } ?? false
         }
 
-        let start = assembler.beginGroupLoop()
-        for (index, instruction) in zip(run.indices, run) {
+        var start = 0
+        if case .once = values {} else { start = assembler.beginGroupLoop() }
+        for (index, instruction) in zip(run.indices, run) where including(index) {
             let destination: Int
             switch kind(instruction.opcode)! {
             case .arithmetic(let operation):
@@ -374,20 +498,44 @@ enum NativeSegments {
                 destination = free(avoiding: [condition, whenSet, whenClear, zero])
                 assembler.blend(destination, whenSet, whenClear, mask: zero)
             }
-            // The destination's old value, wherever it was held, is overwritten.
-            if let old = find(instruction.a) {
+            // The destination's old value, wherever it was held, is overwritten (a member's
+            // result goes to its own slot, which nothing held).
+            let result: ValueKey
+            if case .once(let plan) = values { result = .slot(plan.slot[index]!) } else { result = .register(instruction.a) }
+            if let old = find(result) {
                 holds[old] = nil
                 dirty[old] = false
             }
-            holds[destination] = instruction.a
+            holds[destination] = result
             dirty[destination] = true
             lastUse[destination] = index
         }
-        for ymm in holds.indices where dirty[ymm] {
-            if let register = holds[ymm], liveAfter[Int(register)] {
-                assembler.store(ymm, displacement: displacement(register))
+        switch values {
+        case .once:
+            // Every member's result in its slot, for the loop after.
+            for ymm in holds.indices where dirty[ymm] {
+                if let value = holds[ymm], case .slot = value { store(ymm, value) }
             }
+        case .general(let liveAfter), .afterOnce(_, let liveAfter):
+            for ymm in holds.indices where dirty[ymm] {
+                if case .register(let register) = holds[ymm], liveAfter[Int(register)] {
+                    assembler.store(ymm, displacement: displacement(register))
+                }
+            }
+            if let plan {
+                // A live register a member wrote last gets that member's value, over whatever
+                // an earlier general instruction left there.
+                for (register, slot) in plan.memberFinals where liveAfter[Int(register)] {
+                    let ymm = find(.slot(slot)) ?? {
+                        let ymm = free(avoiding: [])
+                        assembler.loadSlot(ymm, slot)
+                        holds[ymm] = .slot(slot)
+                        return ymm
+                    }()
+                    assembler.store(ymm, displacement: displacement(register))
+                }
+            }
+            assembler.endGroupLoop(start: start, byteCount: laneBytes)
         }
-        assembler.endGroupLoop(start: start, byteCount: laneBytes)
     }
 }

@@ -129,13 +129,93 @@ struct VectorAssembler {
         bytes.append(UInt8(index * 4))
     }
 
+    /// `vbroadcastss destination, [rdi + rax + displacement]`: one lane's word in every lane.
+    mutating func broadcastWord(_ destination: Int, displacement: Int32) {
+        vex(reg: destination, rmExtended: false, vvvv: 0, opcode: 0x18, map: .map0F38, prefix: .p66)
+        memoryOperand(reg: destination, displacement: displacement)
+    }
+
+    /// `vpcmpeqd destination, left, [rdi + rax + displacement]` (AVX2).
+    mutating func equalWords(_ destination: Int, _ left: Int, at displacement: Int32) {
+        vex(reg: destination, rmExtended: false, vvvv: left, opcode: 0x76, prefix: .p66)
+        memoryOperand(reg: destination, displacement: displacement)
+    }
+
+    /// `xor eax, eax`: the first group (a pass outside the group loop works on it).
+    mutating func zeroGroupOffset() {
+        bytes += [0x31, 0xC0]
+    }
+
+    /// `vmovmskps ecx, mask; cmp ecx, 0xFF; jne …`: leaves unless every lane of `mask` has
+    /// its sign bit set. Returns where the jump's target goes (`patchJump`).
+    mutating func jumpUnlessAllSet(_ mask: Int) -> Int {
+        vex(reg: 1, rmExtended: mask >= 8, vvvv: 0, opcode: 0x50)
+        registerOperand(reg: 1, rm: mask)
+        bytes += [0x81, 0xF9, 0xFF, 0x00, 0x00, 0x00]
+        bytes += [0x0F, 0x85, 0, 0, 0, 0]
+        return bytes.count - 4
+    }
+
+    /// `mov ecx, [rdi + first]; cmp ecx, [rdi + second]; jne …`: leaves unless two words
+    /// of the register file are equal. Returns where the jump's target goes (`patchJump`).
+    mutating func jumpUnlessEqualWords(_ first: Int32, _ second: Int32) -> Int {
+        bytes += [0x8B, 0x8F]                                        // mov ecx, [rdi + disp32]
+        withUnsafeBytes(of: first.littleEndian) { bytes.append(contentsOf: $0) }
+        bytes += [0x3B, 0x8F]                                        // cmp ecx, [rdi + disp32]
+        withUnsafeBytes(of: second.littleEndian) { bytes.append(contentsOf: $0) }
+        bytes += [0x0F, 0x85, 0, 0, 0, 0]
+        return bytes.count - 4
+    }
+
+    /// Makes the jump whose target field is at `field` land here.
+    mutating func patchJump(_ field: Int) {
+        let relative = Int32(bytes.count - (field + 4))
+        withUnsafeBytes(of: relative.littleEndian) { for (k, byte) in $0.enumerated() { bytes[field + k] = byte } }
+    }
+
+    /// `vzeroupper; ret`.
+    mutating func returnFromSegment() {
+        bytes += [0xC5, 0xF8, 0x77, 0xC3]
+    }
+
     /// `xor eax, eax`, and returns the loop's start.
     mutating func beginGroupLoop() -> Int {
         bytes += [0x31, 0xC0]
         return bytes.count
     }
 
-    /// `add rax, 32; cmp rax, byteCount; jne start; vzeroupper; ret`.
+    /// `push rbp; mov rbp, rsp; and rsp, −32; sub rsp, 32 × count`: `count` stack slots of
+    /// one group each, aligned (`loadSlot`, `storeSlot`), until `closeSlots`.
+    mutating func openSlots(_ count: Int) {
+        bytes += [0x55, 0x48, 0x89, 0xE5, 0x48, 0x83, 0xE4, 0xE0, 0x48, 0x81, 0xEC]
+        withUnsafeBytes(of: Int32(32 * count).littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// `mov rsp, rbp; pop rbp`.
+    mutating func closeSlots() {
+        bytes += [0x48, 0x89, 0xEC, 0x5D]
+    }
+
+    /// ModRM and SIB for `[rsp + 32 × slot]`, with `reg` in ModRM.reg.
+    private mutating func slotOperand(reg: Int, slot: Int) {
+        bytes.append(0x80 | UInt8((reg & 7) << 3) | 0x04)    // mod 10 (disp32), rm 100 (SIB)
+        bytes.append(0x24)                                   // no index, base rsp
+        withUnsafeBytes(of: Int32(32 * slot).littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// `vmovups ymm, [rsp + 32 × slot]`.
+    mutating func loadSlot(_ ymm: Int, _ slot: Int) {
+        vex(reg: ymm, rmExtended: false, vvvv: 0, opcode: 0x10)
+        slotOperand(reg: ymm, slot: slot)
+    }
+
+    /// `vmovups [rsp + 32 × slot], ymm`.
+    mutating func storeSlot(_ ymm: Int, _ slot: Int) {
+        vex(reg: ymm, rmExtended: false, vvvv: 0, opcode: 0x11)
+        slotOperand(reg: ymm, slot: slot)
+    }
+
+    /// `add rax, 32; cmp rax, byteCount; jne start` (then `returnFromSegment`, or more code).
     mutating func endGroupLoop(start: Int, byteCount: Int32) {
         bytes += [0x48, 0x83, 0xC0, 0x20]
         bytes += [0x48, 0x3D]
@@ -143,6 +223,5 @@ struct VectorAssembler {
         let relative = Int32(start - (bytes.count + 6))
         bytes += [0x0F, 0x85]
         withUnsafeBytes(of: relative.littleEndian) { bytes.append(contentsOf: $0) }
-        bytes += [0xC5, 0xF8, 0x77, 0xC3]
     }
 }
