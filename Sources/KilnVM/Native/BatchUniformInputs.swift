@@ -9,9 +9,9 @@ import KilnBytecode
 /// uniform values alone — a star's hash, size, twinkle phase and tint; a lattice corner's
 /// value — holds the same bits in every lane too. A segment with such work (its *members*)
 /// gets a second version: a test that the registers the members start from (`tested`) hold
-/// lane 0's word in all 128 lanes, then the members once, on the first group, stored to
-/// every group where something reads them, then the group loop over the other
-/// instructions. When the test fails, the general loop runs. The same operations on the
+/// lane 0's word in all 128 lanes, then the members once, on the first group, into stack
+/// slots, then the group loop over the other instructions, which reads them there. When
+/// the test fails, the general loop runs. The same operations on the
 /// same bits, so the same pictures (`NativeSegmentTests` renders every corpus shader both
 /// ways); the instruction counts and work of the body are unchanged (docs/vm.md,
 /// "Batch-uniform segments").
@@ -135,6 +135,9 @@ struct BatchUniformInputs {
 
     /// Members a run may have: each takes 32 bytes of stack while the segment runs.
     static let maximumMembers = 512
+    /// Distinct needs (sets of registers to test) whose pairs the choice of the tested set
+    /// tries: the most common ones.
+    static let maximumNeedsSearched = 32
 
     /// The members of `run` and what the test must check, or nil when the run is not worth
     /// a second version.
@@ -186,7 +189,11 @@ struct BatchUniformInputs {
             }
             written.insert(instruction.a)
         }
-        let distinct = Array(Set(required))
+        // The most common needs only, so the pairs stay few on any run (a run may hold 4096
+        // instructions with as many different needs: a prepare must not take seconds).
+        var frequency: [UInt64: Int] = [:]
+        for mask in required { frequency[mask, default: 0] += 1 }
+        let distinct = frequency.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(Self.maximumNeedsSearched).map(\.key)
         var best: (mask: UInt64, count: Int) = (0, 0)
         for (i, first) in distinct.enumerated() {
             for second in distinct[i...] {
