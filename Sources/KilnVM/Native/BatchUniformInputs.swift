@@ -90,7 +90,8 @@ struct BatchUniformInputs {
         self.plausibleAt = plausibleAt
     }
 
-    /// The registers the renderer fills or reads between batches.
+    /// The registers the renderer fills or reads between batches (also never known
+    /// constants: `NativeSegments.knownConstants(of:in:)`).
     static func slots(of function: Function) -> Set<UInt16> {
         var slots = Set<UInt16>()
         for slot in function.inputs + function.outputs {

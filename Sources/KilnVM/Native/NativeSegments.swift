@@ -118,6 +118,9 @@ enum NativeSegments {
         }
     }
 
+    /// Where VM register `register`'s lanes start in the register file (`rdi`).
+    static func displacement(_ register: UInt16) -> Int32 { Int32(register) * Int32(laneCount * 4) }
+
     /// The registers an instruction a segment may hold reads (`kind(_:)` not nil).
     static func sources(of instruction: Instruction) -> [UInt16] {
         switch kind(instruction.opcode) {
@@ -154,10 +157,7 @@ enum NativeSegments {
     /// slot the renderer writes or reads between batches.
     static func knownConstants(of function: Function, in library: Library) -> [UInt16: UInt32] {
         var writes: [Int: Int] = [:]
-        for slot in function.inputs + function.outputs {
-            for register in Int(slot.register)..<Int(slot.register) + slot.type.componentCount { writes[register] = 2 }
-        }
-        if let discard = function.discardRegister { writes[Int(discard)] = 2 }
+        for register in BatchUniformInputs.slots(of: function) { writes[Int(register)] = 2 }
         let prologue = library.code[library.clampedRange(function.prologue)]
         // The compiler's prologues are straight-line; one with a jump could skip a `const`.
         guard !prologue.contains(where: { $0.opcode.shape == .jump || $0.opcode.shape == .conditionalJump }) else { return [:] }
@@ -271,14 +271,14 @@ enum NativeSegments {
             // register): where cells are smaller than a tile, that fails nearly every time.
             var toGeneral: [Int] = []
             for register in plan.tested {
-                let base = Int32(register) * Int32(laneCount * 4)
+                let base = displacement(register)
                 toGeneral.append(assembler.jumpUnlessEqualWords(base, base + Int32(laneCount * 4 - 4)))
             }
             assembler.zeroGroupOffset()
             let first = 0, equal = 1, all = 2
             var started = false
             for register in plan.tested {
-                let base = Int32(register) * Int32(laneCount * 4)
+                let base = displacement(register)
                 assembler.broadcastWord(first, displacement: base)
                 for group in 0..<(laneCount / 8) {
                     let at = base + Int32(group * 32)
@@ -330,8 +330,6 @@ enum NativeSegments {
     /// or once on the first group (`.once`).
     private static func emitPass(_ run: ArraySlice<Instruction>, including: (Int) -> Bool, values: PassValues,
                                  knownConstants: [UInt16: UInt32], into assembler: inout VectorAssembler) {
-        let laneBytes = Int32(laneCount * 4)
-        func displacement(_ register: UInt16) -> Int32 { Int32(register) * laneBytes }
         // The plan of a batch-uniform version, if this pass is part of one.
         let plan: BatchUniformInputs.Plan? = switch values {
         case .general: nil
@@ -535,7 +533,7 @@ enum NativeSegments {
                     assembler.store(ymm, displacement: displacement(register))
                 }
             }
-            assembler.endGroupLoop(start: start, byteCount: laneBytes)
+            assembler.endGroupLoop(start: start, byteCount: Int32(laneCount * 4))
         }
     }
 }
