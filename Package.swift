@@ -34,6 +34,19 @@ let optimized: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked",
 let exportNothing: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic"],
                                                    .when(platforms: [.linux], configuration: .release))]
 
+/// `kiln`, the plain-compile executable, is linked statically — libc, libm and libstdc++
+/// included — so its start-up has no dynamic loader work. Linked against those as shared
+/// libraries, the loader spent 2.0 M of an empty compile's 2.9 M instructions relocating
+/// them (mostly libstdc++'s own symbol lookups): an empty `kiln compile` took 3.6–4.4 ms,
+/// against 2.0–2.7 ms static (docs/benchmarks.md, "A static `kiln`"). `kiln` needs nothing
+/// glibc can only load dynamically (no NSS, iconv or dlopen of its own).
+/// Not position-independent: glibc's static-PIE start-up refuses a run path, and SwiftPM
+/// gives every executable one (`$ORIGIN`). That gives up address randomisation for this
+/// executable only — it reads local files and writes one; everything that talks to a
+/// network is `kiln-cli`, which stays PIE.
+let staticExecutable: [LinkerSetting] = [.unsafeFlags(["-static-executable"],
+                                                      .when(platforms: [.linux], configuration: .release))]
+
 let package = Package(
     name: "Kiln",
     platforms: [.macOS(.v13)],
@@ -92,7 +105,7 @@ let package = Package(
         ], swiftSettings: startup),
         // Two executables (CommandLauncher): `kiln` compiles and hands every other command
         // line to `kiln-cli`, installed beside it.
-        .executableTarget(name: "kiln", dependencies: ["CKilnCPU", "KilnCompileTool"], linkerSettings: exportNothing),
+        .executableTarget(name: "kiln", dependencies: ["CKilnCPU", "KilnCompileTool"], linkerSettings: staticExecutable),
         .executableTarget(name: "kiln-cli", dependencies: ["KilnCLI"], linkerSettings: exportNothing),
         // libFuzzer target over the whole compile + verify pipeline (see README "Fuzzing").
         // A normal build makes a corpus-replay tool; `-DFUZZING -sanitize=fuzzer` makes the fuzzer.

@@ -79,26 +79,60 @@ public enum ShaderSources {
 
     /// `path` as an absolute path with `.` and `..` resolved.
     /// Lexically, as `URL.standardizedFileURL` does (symbolic links are not resolved).
+    /// Byte by byte: with `split` and `joined` over substrings, the first call in a process
+    /// paid for the generic code's metadata — 200 000 instructions of a `kiln compile`.
     public static func absolute(_ path: String) -> String {
-        let full = path.hasPrefix("/") ? path : FileSystem.currentDirectory + "/" + path
-        var components: [Substring] = []
-        for component in full.split(separator: "/") where component != "." {
-            if component == ".." {
-                if !components.isEmpty { components.removeLast() }
+        let full = Array(path.utf8.first == UInt8(ascii: "/") ? path.utf8 : (FileSystem.currentDirectory + "/" + path).utf8)
+        var kept: [Range<Int>] = []
+        for component in components(full) {
+            let count = component.count
+            if count == 1, full[component.lowerBound] == UInt8(ascii: ".") { continue }
+            if count == 2, full[component.lowerBound] == UInt8(ascii: "."), full[component.lowerBound + 1] == UInt8(ascii: ".") {
+                if !kept.isEmpty { kept.removeLast() }
             } else {
-                components.append(component)
+                kept.append(component)
             }
         }
-        return "/" + components.joined(separator: "/")
+        var out: [UInt8] = []
+        out.reserveCapacity(full.count + 1)
+        if kept.isEmpty { out.append(UInt8(ascii: "/")) }
+        for component in kept {
+            out.append(UInt8(ascii: "/"))
+            out.append(contentsOf: full[component])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The path of `target` seen from folder `base` (both absolute): `a/b.h`, `../c/d.h`.
     public static func relativePath(from base: String, to target: String) -> String {
-        let from = base.split(separator: "/"), to = target.split(separator: "/")
+        let fromBytes = Array(base.utf8), toBytes = Array(target.utf8)
+        let from = components(fromBytes), to = components(toBytes)
         var common = 0
-        while common < from.count, common < to.count - 1, from[common] == to[common] { common += 1 }
-        let up = Array(repeating: "..", count: from.count - common)
-        return (up + to[common...].map(String.init)).joined(separator: "/")
+        while common < from.count, common < to.count - 1, fromBytes[from[common]].elementsEqual(toBytes[to[common]]) {
+            common += 1
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(toBytes.count + 3 * (from.count - common))
+        for _ in common..<from.count {
+            if !out.isEmpty { out.append(UInt8(ascii: "/")) }
+            out.append(UInt8(ascii: ".")); out.append(UInt8(ascii: "."))
+        }
+        for component in to[common...] {
+            if !out.isEmpty { out.append(UInt8(ascii: "/")) }
+            out.append(contentsOf: toBytes[component])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The non-empty `/`-separated components of `path`, as byte ranges.
+    private static func components(_ path: [UInt8]) -> [Range<Int>] {
+        var result: [Range<Int>] = []
+        var start = 0
+        for index in 0...path.count where index == path.count || path[index] == UInt8(ascii: "/") {
+            if index > start { result.append(start..<index) }
+            start = index + 1
+        }
+        return result
     }
 
     /// Whether a file is include-only.

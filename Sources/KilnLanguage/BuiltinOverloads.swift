@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One concrete overload of a builtin function: `clamp(float3, float, float) -> float3`.
 struct BuiltinOverload: Sendable {
     let builtin: Builtin
@@ -156,33 +158,50 @@ enum BuiltinOverloads {
     /// Other MSL names of the same builtins (for finite values they compute the same).
     static let aliases: [String: Builtin] = ["fmin3": .min3, "fmax3": .max3]
 
-    /// Concrete overloads by source name (`length_squared`, `sin`, …).
-    static let byName: [String: [BuiltinOverload]] = {
-        // Every builtin of a row has the same signatures: they are made once per row and
-        // shared (the arrays are not copied), not once per builtin — this table is built in
-        // every `kiln compile` process, and building it per builtin was 5 % of one.
-        var table: [String: [BuiltinOverload]] = [:]
+    /// The builtins that have overloads, by source name (raw values and aliases): which
+    /// names are builtins, before any overload is made.
+    private static let builtinsByName: [String: Builtin] = {
+        var table: [String: Builtin] = [:]
+        table.reserveCapacity(128)
         for row in rows {
-            let references = row.parameters.map { $0 == .referenceT }
-            let noDefaults = [TypedExpression?](repeating: nil, count: row.parameters.count)
-            let signatures = row.family.types.map { t in (parameters: row.parameters.map { $0.type(for: t) },
-                                                          result: row.result.type(for: t)) }
-            for builtin in row.builtins {
-                table[builtin.rawValue, default: []].append(contentsOf: signatures.map {
-                    BuiltinOverload(builtin: builtin, parameters: $0.parameters, result: $0.result,
-                                    referenceParameters: references, noDefaults: noDefaults)
-                })
-            }
+            for builtin in row.builtins { table[builtin.rawValue] = builtin }
         }
-        for (alias, builtin) in aliases {
-            // fmin3/fmax3 are float-only in MSL.
-            table[alias] = table[builtin.rawValue]?.filter { $0.result.scalarKind?.isFloat == true }
-        }
+        for (alias, builtin) in aliases { table[alias] = builtin }
         return table
     }()
 
+    /// The overloads of the builtins a process has asked for, made on first use. Made all
+    /// at once, the 2 000-odd overloads of every builtin were 819 000 instructions of a
+    /// whole-process `kiln compile` of a small shader (5.8 M in all), which calls ten
+    /// builtins (docs/benchmarks.md). Bounded: only builtin names are ever added.
+    private static let made = Mutex<[String: [BuiltinOverload]]>([:])
+
+    /// The concrete overloads of builtin `name` (`length_squared`, `sin`, `fmin3`, …).
+    private static func make(_ name: String, _ builtin: Builtin) -> [BuiltinOverload] {
+        var overloads: [BuiltinOverload] = []
+        for row in rows where row.builtins.contains(builtin) {
+            let references = row.parameters.map { $0 == .referenceT }
+            let noDefaults = [TypedExpression?](repeating: nil, count: row.parameters.count)
+            for t in row.family.types {
+                overloads.append(BuiltinOverload(builtin: builtin, parameters: row.parameters.map { $0.type(for: t) },
+                                                 result: row.result.type(for: t), referenceParameters: references,
+                                                 noDefaults: noDefaults))
+            }
+        }
+        if aliases[name] != nil {
+            // fmin3/fmax3 are float-only in MSL.
+            overloads.removeAll { $0.result.scalarKind?.isFloat != true }
+        }
+        return overloads
+    }
+
     /// The overloads of builtin `name`, empty if it is not a builtin.
     static func overloads(named name: String) -> [BuiltinOverload] {
-        byName[name] ?? []
+        guard let builtin = builtinsByName[name] else { return [] }
+        if let known = made.withLock({ $0[name] }) { return known }
+        // Made outside the lock; two threads asking at once make the same array twice.
+        let overloads = make(name, builtin)
+        made.withLock { $0[name] = overloads }
+        return overloads
     }
 }

@@ -61,9 +61,9 @@ extension Checker {
                 return nil
             }
             let local = current.isFunction ? scope.lookup(name) : nil
-            if local == nil, typeNames[name] != nil || TypeResolver.builtinTypes[name] != nil {
+            if local == nil, typeNames[name] != nil || TypeResolver.builtinType(named: name) != nil {
                 if typeNames[name] != nil, reportIfDeclaredLater(name, at: callee.range, what: "use of undeclared identifier") { return nil }
-                guard let type = typeNames[name] ?? TypeResolver.builtinTypes[name], let values = checkArguments(arguments) else { return nil }
+                guard let type = typeNames[name] ?? TypeResolver.builtinType(named: name), let values = checkArguments(arguments) else { return nil }
                 return construct(type, values, range: range, typeRange: callee.range)
             }
             if let local, current.poisonedVariables.contains(local) {

@@ -102,7 +102,7 @@ extension Checker {
             if reportIfDeclaredLater(base, at: name.range, what: "unknown type name") { return nil }
             return type
         }
-        if path.count == 1, let type = TypeResolver.builtinTypes[base] { return type }
+        if path.count == 1, let type = TypeResolver.builtinType(named: base) { return type }
         if path.count == 1, poisonedNames.contains(base) { return nil }
         if let what = TypeResolver.unsupportedTypes[base] {
             unsupported(what, at: name.range)
@@ -218,7 +218,7 @@ extension Checker {
     // MARK: Structs, enums, aliases
 
     private func declareName(_ name: String, at range: SourceRange) -> Bool {
-        if typeNames[name] != nil || TypeResolver.builtinTypes[name] != nil {
+        if typeNames[name] != nil || TypeResolver.builtinType(named: name) != nil {
             error("redefinition of '\(name)'", at: range)
             return false
         }
@@ -316,7 +316,7 @@ extension Checker {
             if existing != type { error("redefinition of '\(declaration.name)' with a different type", at: declaration.nameRange) }
             return
         }
-        if TypeResolver.builtinTypes[declaration.name] != nil {
+        if TypeResolver.builtinType(named: declaration.name) != nil {
             error("cannot redefine built-in type '\(declaration.name)'", at: declaration.nameRange)
             return
         }
@@ -498,7 +498,7 @@ extension Checker {
     // MARK: Functions
 
     private func declareFunction(_ declaration: FunctionDeclaration) -> PendingDefinition? {
-        if TypeResolver.builtinTypes[declaration.name] != nil || typeNames[declaration.name] != nil {
+        if TypeResolver.builtinType(named: declaration.name) != nil || typeNames[declaration.name] != nil {
             error("redefinition of '\(declaration.name)' as a function", at: declaration.nameRange)
             return nil
         }

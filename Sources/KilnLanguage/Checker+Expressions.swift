@@ -152,7 +152,7 @@ extension Checker {
             return nil
         }
         if poisonedNames.contains(name) { return nil }
-        if typeNames[name] != nil || TypeResolver.builtinTypes[name] != nil {
+        if typeNames[name] != nil || TypeResolver.builtinType(named: name) != nil {
             error("'\(name)' is a type; did you mean to construct a value, e.g. \(name)(…)?", at: range)
             return nil
         }

@@ -1,40 +1,63 @@
 /// Types as written, and the knowledge of which names are types (C's declaration/expression
 /// ambiguity is resolved by knowing the type names).
 extension Parser {
-    /// Builtin type names: scalars, vectors (also `vector_`, `simd_`, `packed_` spellings),
-    /// matrices, resources and the generic templates.
-    static let builtinTypeNames: Set<String> = {
-        var names: Set<String> = [
+    /// Calls `body` with the bytes of every builtin type name: scalars, vectors (also
+    /// `vector_`, `simd_`, `packed_` spellings), matrices, resources and the generic
+    /// templates. The one definition of the set; `WordTable` keeps it for lookups.
+    ///
+    /// The names are put together as bytes in one scratch buffer, not as `String`s in a
+    /// `Set`: every `kiln compile` process makes them, and the `Set` of concatenated strings
+    /// cost 365 000 instructions — more than compiling a small shader's front end.
+    static func forEachBuiltinTypeName(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        let plain: [StaticString] = [
             "void", "auto", "size_t", "ptrdiff_t", "double",
             "sampler", "texture1d", "texture2d", "texture3d", "texturecube", "texture2d_array",
             "texture1d_array", "texturecube_array", "texture2d_ms", "depth2d", "depth2d_array", "depthcube",
             "depth2d_ms", "array", "vec", "matrix", "packed_vec", "atomic", "atomic_int", "atomic_uint",
             "atomic_bool", "atomic_float", "Layer",
         ]
-        names.reserveCapacity(512)
-        let scalars = ["bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float",
-                       "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"]
-        for scalar in scalars {
-            names.insert(scalar)
-            for prefix in ["vector_", "simd_"] { names.insert(prefix + scalar) }
-            for n in ["2", "3", "4"] {
-                for prefix in ["", "vector_", "simd_", "packed_"] { names.insert(prefix + scalar + n) }
+        let scalars: [StaticString] = ["bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                                       "half", "float", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t",
+                                       "uint32_t", "int64_t", "uint64_t"]
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { name in
+            var count = 0
+            func append(_ part: StaticString) {
+                let length = part.utf8CodeUnitCount
+                precondition(count + length <= name.count)
+                (name.baseAddress! + count).update(from: part.utf8Start, count: length)
+                count += length
             }
-        }
-        // Concatenation, not interpolation: these 400 names are made in every process that
-        // compiles, and interpolating each cost several times more.
-        for scalar in ["float", "half", "double"] {
-            for c in ["2", "3", "4"] {
-                for r in ["2", "3", "4"] {
-                    let name = scalar + c + "x" + r
-                    names.insert(name)
-                    names.insert("simd_" + name)
-                    names.insert("matrix_" + name)
+            /// `body` of the concatenation of the parts (not variadic: no array per name).
+            func emit(_ a: StaticString, _ b: StaticString = "", _ c: StaticString = "", _ d: StaticString = "",
+                      _ e: StaticString = "") {
+                count = 0
+                append(a); append(b); append(c); append(d); append(e)
+                body(UnsafeBufferPointer(rebasing: name[0..<count]))
+            }
+            for word in plain { emit(word) }
+            let digits: [StaticString] = ["2", "3", "4"]
+            for scalar in scalars {
+                emit(scalar)
+                emit("vector_", scalar)
+                emit("simd_", scalar)
+                for n in digits {
+                    emit(scalar, n)
+                    emit("vector_", scalar, n)
+                    emit("simd_", scalar, n)
+                    emit("packed_", scalar, n)
+                }
+            }
+            for scalar: StaticString in ["float", "half", "double"] {
+                for c in digits {
+                    for r in digits {
+                        emit(scalar, c, "x", r)
+                        emit("simd_", scalar, c, "x", r)
+                        emit("matrix_", scalar, c, "x", r)
+                    }
                 }
             }
         }
-        return names
-    }()
+    }
 
     /// Builtin names that take `<…>` arguments.
     static let genericTypeNames: Set<String> = [
@@ -44,7 +67,7 @@ extension Parser {
     ]
 
     func isTypeName(_ name: String) -> Bool {
-        Parser.builtinTypeNames.contains(name) || declaredTypeNames.contains(name)
+        WordTable.isBuiltinTypeName(name) || declaredTypeNames.contains(name)
     }
 
     /// `isTypeName` for an identifier token, without hashing for builtin names.

@@ -271,8 +271,9 @@ public struct Parser {
 
     // MARK: - Words
 
-    /// Words that cannot name a variable, function or field.
-    static let reservedWords: Set<String> = [
+    /// Words that cannot name a variable, function or field (`WordTable` keeps them for
+    /// lookups).
+    static let reservedWords: [StaticString] = [
         "if", "else", "for", "while", "do", "switch", "case", "default", "break", "continue", "return",
         "struct", "class", "enum", "union", "using", "namespace", "typedef", "template", "typename",
         "const", "constexpr", "static", "inline", "extern", "volatile", "constant", "device", "thread",

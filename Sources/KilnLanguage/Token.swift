@@ -55,45 +55,8 @@ public struct Token: Sendable {
     static let reservedFlag: UInt8 = 1
     static let builtinTypeFlag: UInt8 = 2
 
-    /// The flagged words in an open-addressing table keyed by an FNV-1a hash of their bytes,
-    /// which the lexer computes straight from the source: no `String` and no SipHash per
-    /// identifier (a `[String: UInt8]` lookup was a tenth of lexing).
-    private struct WordTable {
-        /// A power of two, a few times the number of words (about 400): short probes.
-        static let size = 2048
-        var words = [[UInt8]?](repeating: nil, count: size)
-        var flags = [UInt8](repeating: 0, count: size)
-
-        static func hash<C: Collection>(_ bytes: C) -> Int where C.Element == UInt8 {
-            var h: UInt32 = 2_166_136_261
-            for b in bytes { h = (h ^ UInt32(b)) &* 16_777_619 }
-            return Int(h) & (size - 1)
-        }
-
-        /// The slot holding `bytes`, or the empty slot where it would go.
-        func slot<C: Collection>(of bytes: C) -> Int where C.Element == UInt8 {
-            var index = Self.hash(bytes)
-            while let word = words[index], !word.elementsEqual(bytes) { index = (index + 1) & (Self.size - 1) }
-            return index
-        }
-
-        mutating func add(_ word: String, _ flag: UInt8) {
-            let index = slot(of: word.utf8)
-            words[index] = Array(word.utf8)
-            flags[index] |= flag
-        }
-    }
-
-    private static let wordTable: WordTable = {
-        var table = WordTable()
-        for word in Parser.reservedWords { table.add(word, reservedFlag) }
-        for word in Parser.builtinTypeNames { table.add(word, builtinTypeFlag) }
-        return table
-    }()
-
     /// The flags of an identifier spelled `bytes`.
-    static func wordFlags(of bytes: ArraySlice<UInt8>) -> UInt8 { wordTable.flags[wordTable.slot(of: bytes)] }
-
+    static func wordFlags(of bytes: ArraySlice<UInt8>) -> UInt8 { WordTable.shared.flags(of: bytes) }
 
     public init(kind: Kind, text: String, range: SourceRange, isAtLineStart: Bool = false,
                 hasLeadingSpace: Bool = false, documentation: [String] = [], expansion: Expansion? = nil) {

@@ -4,52 +4,75 @@
 /// `vector_float2`, `simd_float2`, `packed_float2`, `float3x3`, `simd_float3x3`, …) to its
 /// `KType`. Program-defined names (structs, enums, aliases) live in the checker.
 enum TypeResolver {
-    /// Every built-in scalar/vector/matrix type name.
-    static let builtinTypes: [String: KType] = {
-        var table: [String: KType] = [:]
-        table.reserveCapacity(200)
-        let scalars: [(String, ScalarKind)] = [
-            ("bool", .bool), ("int", .int), ("uint", .uint), ("short", .short), ("ushort", .ushort),
-            ("char", .char), ("uchar", .uchar), ("float", .float), ("half", .half),
-        ]
-        for (name, kind) in scalars {
-            table[name] = .scalar(kind)
-            // Concatenation, not interpolation (cheaper; this table is made in every process).
-            for (n, digit) in [(2, "2"), (3, "3"), (4, "4")] {
-                let vector = KType.vector(kind, n)
-                table[name + digit] = vector
-                table["vector_" + name + digit] = vector
-                table["simd_" + name + digit] = vector
-                table["packed_" + name + digit] = vector
+    /// The built-in scalar, vector or matrix type spelled `name` (`float2`, `vector_float2`,
+    /// `simd_float3x3`, `uint8_t`, `unsigned char`, `void`, `sampler`, …), or nil.
+    ///
+    /// Read off the spelling rather than looked up in a table of every spelling: that
+    /// `[String: KType]` of 184 concatenated names was made in every process that compiles,
+    /// 171 000 instructions of a whole-process `kiln compile` of a small shader.
+    static func builtinType(named name: String) -> KType? {
+        switch name {
+        case "void": return .void
+        case "sampler": return .sampler
+        // C spellings that also name the 32/16/8-bit scalars.
+        case "unsigned", "unsigned int", "uint32_t": return .uint
+        case "int32_t": return .int
+        case "int16_t": return .scalar(.short)
+        case "uint16_t", "unsigned short": return .scalar(.ushort)
+        case "int8_t", "signed char": return .scalar(.char)
+        case "uint8_t", "unsigned char": return .scalar(.uchar)
+        default: break
+        }
+        var name = name
+        return name.withUTF8 { bytes -> KType? in
+            /// Where `word` starts `bytes` (at `from`), the index after it.
+            func skip(_ word: StaticString, from: Int) -> Int? {
+                let count = word.utf8CodeUnitCount
+                guard bytes.count - from >= count else { return nil }
+                for k in 0..<count where bytes[from + k] != word.utf8Start[k] { return nil }
+                return from + count
+            }
+            // Prefix: none, vector_ and packed_ (vectors), simd_ (vectors, matrices), matrix_.
+            var index = 0
+            var allowsScalar = false, allowsVector = false, allowsMatrix = false
+            if let after = skip("vector_", from: 0) ?? skip("packed_", from: 0) {
+                index = after
+                allowsVector = true
+            } else if let after = skip("simd_", from: 0) {
+                index = after
+                allowsVector = true
+                allowsMatrix = true
+            } else if let after = skip("matrix_", from: 0) {
+                index = after
+                allowsMatrix = true
+            } else {
+                allowsScalar = true
+                allowsVector = true
+                allowsMatrix = true
+            }
+            // The scalar's name, then nothing, a size, or columns `x` rows.
+            let scalarStart = index
+            while index < bytes.count, !(48...57).contains(bytes[index]) { index += 1 }
+            guard index > scalarStart,
+                  let kind = ScalarKind(rawValue: String(decoding: bytes[scalarStart..<index], as: UTF8.self)) else { return nil }
+            func size(at i: Int) -> Int? {
+                i < bytes.count && (50...52).contains(bytes[i]) ? Int(bytes[i]) - 48 : nil
+            }
+            switch bytes.count - index {
+            case 0:
+                return allowsScalar ? .scalar(kind) : nil
+            case 1:
+                guard allowsVector, let n = size(at: index) else { return nil }
+                return .vector(kind, n)
+            case 3:
+                guard allowsMatrix, kind.isFloat, let columns = size(at: index), bytes[index + 1] == UInt8(ascii: "x"),
+                      let rows = size(at: index + 2) else { return nil }
+                return .matrix(kind, columns: columns, rows: rows)
+            default:
+                return nil
             }
         }
-        // C spellings that also name the 32/16-bit scalars.
-        table["unsigned"] = .uint
-        table["unsigned int"] = .uint
-        table["int32_t"] = .int
-        table["uint32_t"] = .uint
-        table["int16_t"] = .scalar(.short)
-        table["uint16_t"] = .scalar(.ushort)
-        table["unsigned short"] = .scalar(.ushort)
-        table["int8_t"] = .scalar(.char)
-        table["uint8_t"] = .scalar(.uchar)
-        table["signed char"] = .scalar(.char)
-        table["unsigned char"] = .scalar(.uchar)
-        for kind in [ScalarKind.float, .half] {
-            for (c, columns) in [(2, "2"), (3, "3"), (4, "4")] {
-                for (r, rows) in [(2, "2"), (3, "3"), (4, "4")] {
-                    let matrix = KType.matrix(kind, columns: c, rows: r)
-                    let name = kind.rawValue + columns + "x" + rows
-                    table[name] = matrix
-                    table["simd_" + name] = matrix
-                    table["matrix_" + name] = matrix
-                }
-            }
-        }
-        table["void"] = .void
-        table["sampler"] = .sampler
-        return table
-    }()
+    }
 
     /// Type names of MSL that are valid but outside Kiln's subset, with what to say about them.
     static let unsupportedTypes: [String: String] = [

@@ -18,6 +18,25 @@ import Testing
         #expect(FileSystem.deletingExtension(last) == (last as NSString).deletingPathExtension)
     }
 
+    /// `absolute` resolves `.` and `..` as `URL.standardizedFileURL` does; `relativePath`
+    /// walks up and down between absolute paths. (Both work on bytes; these are what the
+    /// substring versions they replaced returned.)
+    @Test func absoluteAndRelativePathsMeanWhatTheySay() {
+        for path in ["/a/b/c.metal", "/a/./b/../c.h", "/a//b/", "/", "/..", "/../a", "/a/b/..", "/a/.hidden/./x", "//x//y"] {
+            #expect(ShaderSources.absolute(path) == URL(fileURLWithPath: path).standardizedFileURL.path, "\(path)")
+        }
+        let here = FileManager.default.currentDirectoryPath
+        #expect(ShaderSources.absolute("x/../y.metal") == here + "/y.metal")
+        #expect(ShaderSources.absolute(".") == here)
+        #expect(ShaderSources.relativePath(from: "/a/b", to: "/a/b/c.metal") == "c.metal")
+        #expect(ShaderSources.relativePath(from: "/a/b", to: "/a/b/d/c.h") == "d/c.h")
+        #expect(ShaderSources.relativePath(from: "/a/b", to: "/a/e/c.h") == "../e/c.h")
+        #expect(ShaderSources.relativePath(from: "/a/b/c", to: "/x.h") == "../../../x.h")
+        #expect(ShaderSources.relativePath(from: "/", to: "/x.h") == "x.h")
+        #expect(ShaderSources.relativePath(from: "/a/b", to: "/a/b") == "../b")
+        #expect(ShaderSources.relativePath(from: "/a/bc", to: "/a/b/x.h") == "../b/x.h")
+    }
+
     @Test func joinPutsOneSlashBetween() {
         #expect(FileSystem.join("a", "b.h") == "a/b.h")
         #expect(FileSystem.join("a/", "b.h") == "a/b.h")

@@ -23,6 +23,38 @@ import Testing
         ])
     }
 
+    /// `TypeResolver.builtinType(named:)` reads a type off its spelling; this is the table of
+    /// every spelling it must know (the one it replaced), and names it must not.
+    @Test func builtinTypeSpellingsAreExactlyTheTable() {
+        var table: [String: KType] = ["void": .void, "sampler": .sampler, "unsigned": .uint, "unsigned int": .uint,
+                                      "int32_t": .int, "uint32_t": .uint, "int16_t": .scalar(.short),
+                                      "uint16_t": .scalar(.ushort), "unsigned short": .scalar(.ushort),
+                                      "int8_t": .scalar(.char), "uint8_t": .scalar(.uchar), "signed char": .scalar(.char),
+                                      "unsigned char": .scalar(.uchar)]
+        for kind in ScalarKind.allCases {
+            table[kind.rawValue] = .scalar(kind)
+            for n in 2...4 {
+                for prefix in ["", "vector_", "simd_", "packed_"] { table["\(prefix)\(kind.rawValue)\(n)"] = .vector(kind, n) }
+            }
+        }
+        for kind in [ScalarKind.float, .half] {
+            for c in 2...4 {
+                for r in 2...4 {
+                    for prefix in ["", "simd_", "matrix_"] {
+                        table["\(prefix)\(kind.rawValue)\(c)x\(r)"] = .matrix(kind, columns: c, rows: r)
+                    }
+                }
+            }
+        }
+        #expect(table.count == 184)
+        for (name, type) in table { #expect(TypeResolver.builtinType(named: name) == type, "\(name)") }
+        let misses = ["", "x", "float1", "float5", "float22", "float2x", "float2x5", "float5x2", "int2x2", "bool3x3",
+                      "vector_float", "simd_float", "packed_float", "matrix_float", "matrix_float2", "packed_float2x2",
+                      "vector_float2x2", "simd_", "vector_", "Float2", "float2 ", "double", "double2", "long", "unsigned long",
+                      "signed", "signed int", "texture2d", "simd_simd_float2", "floatx2", "half4x4x4", "2", "x2x2"]
+        for name in misses { #expect(TypeResolver.builtinType(named: name) == nil, "\(name)") }
+    }
+
     @Test func unknownAndUnsupportedTypes() {
         #expect(H.errors(H.check("flaot f() { return 0; }").diagnostics) == ["unknown type name 'flaot'"])
         #expect(H.errors(H.check("double f() { return 0; }").diagnostics).first?.hasPrefix("not supported") == true)

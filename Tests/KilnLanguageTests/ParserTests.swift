@@ -316,6 +316,45 @@ enum FrontEndFixtures {
             #expect(AddressSpace.named(word) == AddressSpace(rawValue: word), "\(word)")
         }
     }
+
+    /// The lexer's word table holds exactly the reserved words and builtin type names,
+    /// spelled out here independently of the generator that fills it.
+    @Test func wordTableHoldsTheReservedWordsAndBuiltinTypeNames() {
+        var types: Set<String> = ["void", "auto", "size_t", "ptrdiff_t", "double", "sampler", "texture1d", "texture2d",
+                                  "texture3d", "texturecube", "texture2d_array", "texture1d_array", "texturecube_array",
+                                  "texture2d_ms", "depth2d", "depth2d_array", "depthcube", "depth2d_ms", "array", "vec",
+                                  "matrix", "packed_vec", "atomic", "atomic_int", "atomic_uint", "atomic_bool",
+                                  "atomic_float", "Layer"]
+        for scalar in ["bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float",
+                       "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"] {
+            types.formUnion([scalar, "vector_\(scalar)", "simd_\(scalar)"])
+            for n in 2...4 { types.formUnion(["\(scalar)\(n)", "vector_\(scalar)\(n)", "simd_\(scalar)\(n)", "packed_\(scalar)\(n)"]) }
+        }
+        for scalar in ["float", "half", "double"] {
+            for c in 2...4 { for r in 2...4 { types.formUnion(["\(scalar)\(c)x\(r)", "simd_\(scalar)\(c)x\(r)", "matrix_\(scalar)\(c)x\(r)"]) } }
+        }
+        let reserved: Set<String> = ["if", "else", "for", "while", "do", "switch", "case", "default", "break", "continue",
+                                     "return", "struct", "class", "enum", "union", "using", "namespace", "typedef", "template",
+                                     "typename", "const", "constexpr", "static", "inline", "extern", "volatile", "constant",
+                                     "device", "thread", "threadgroup", "true", "false", "static_cast", "reinterpret_cast",
+                                     "const_cast", "dynamic_cast", "sizeof", "operator", "goto", "public", "private",
+                                     "protected", "virtual", "this", "new", "delete", "void", "unsigned", "signed", "alignof"]
+        let entries = WordTable.shared.entries
+        #expect(entries.count == types.union(reserved).count)
+        for (word, flags) in entries {
+            #expect((flags & Token.reservedFlag != 0) == reserved.contains(word), "\(word)")
+            #expect((flags & Token.builtinTypeFlag != 0) == types.contains(word), "\(word)")
+        }
+        for word in types.union(reserved) {
+            let flags = Token.wordFlags(of: Array(word.utf8)[...])
+            #expect(flags == (reserved.contains(word) ? Token.reservedFlag : 0) | (types.contains(word) ? Token.builtinTypeFlag : 0), "\(word)")
+            #expect(WordTable.isBuiltinTypeName(word) == types.contains(word), "\(word)")
+        }
+        for word in ["float5", "floatx", "simd_", "float4x", "float4x5", "Float4", "packed_float", "x", "ifx", "_"] {
+            #expect(Token.wordFlags(of: Array(word.utf8)[...]) == 0, "\(word)")
+            #expect(!WordTable.isBuiltinTypeName(word), "\(word)")
+        }
+    }
 }
 
 /// Hostile input ends in diagnostics, never a crash or hang.

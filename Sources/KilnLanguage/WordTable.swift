@@ -1,0 +1,99 @@
+/// The words the lexer flags: C++/MSL's reserved words and the builtin type names
+/// (`Token.wordFlags`), so the parser tells keywords and type names apart without hashing
+/// a `String` per identifier (a `[String: UInt8]` lookup was a tenth of lexing).
+///
+/// An open-addressing table keyed by an FNV-1a hash of a word's bytes, which the lexer
+/// computes straight from the source. The words themselves sit end to end in one byte
+/// array; a slot holds where its word starts and how long it is. Every process that
+/// compiles builds the table once, so building it allocates nothing per word: the earlier
+/// table of one `[UInt8]` per slot, filled from `Set<String>`s, cost 815 000 instructions
+/// of a whole-process `kiln compile` of a small shader's 5.8 M (docs/benchmarks.md).
+struct WordTable: Sendable {
+    /// A power of two, a few times the number of words (about 400): short probes.
+    static let size = 2048
+
+    /// The table every lexer uses.
+    static let shared = WordTable()
+
+    /// The words, end to end.
+    private let text: [UInt8]
+    /// Per slot: the word's start in `text` shifted left by 8, or-ed with its length;
+    /// 0 for an empty slot (no word is empty).
+    private let spans: [UInt32]
+    /// Per slot: `Token.reservedFlag`, `Token.builtinTypeFlag`, or both.
+    private let wordFlags: [UInt8]
+
+    private init() {
+        var text = [UInt8](repeating: 0, count: 8192)
+        var spans = [UInt32](repeating: 0, count: Self.size)
+        var wordFlags = [UInt8](repeating: 0, count: Self.size)
+        var used = 0
+        // Filled through raw buffers: a Swift array's append or subscript store checks it is
+        // uniquely referenced on every byte.
+        text.withUnsafeMutableBufferPointer { text in
+            spans.withUnsafeMutableBufferPointer { spans in
+                wordFlags.withUnsafeMutableBufferPointer { wordFlags in
+                    func add(_ word: UnsafeBufferPointer<UInt8>, _ flag: UInt8) {
+                        precondition(word.count > 0 && word.count < 256 && used + word.count <= text.count,
+                                     "word table entries are 1...255 bytes, 8 KB in all")
+                        var index = Self.hash(word)
+                        while spans[index] != 0 {
+                            let start = Int(spans[index] >> 8), count = Int(spans[index] & 0xFF)
+                            if count == word.count, UnsafeBufferPointer(rebasing: text[start..<(start + count)]).elementsEqual(word) { break }
+                            index = (index + 1) & (Self.size - 1)
+                        }
+                        if spans[index] == 0 {
+                            spans[index] = UInt32(used) << 8 | UInt32(word.count)
+                            (text.baseAddress! + used).update(from: word.baseAddress!, count: word.count)
+                            used += word.count
+                        }
+                        wordFlags[index] |= flag
+                    }
+                    for word in Parser.reservedWords {
+                        word.withUTF8Buffer { add($0, Token.reservedFlag) }
+                    }
+                    Parser.forEachBuiltinTypeName { add($0, Token.builtinTypeFlag) }
+                }
+            }
+        }
+        text.removeSubrange(used...)
+        self.text = text
+        self.spans = spans
+        self.wordFlags = wordFlags
+    }
+
+    @inline(__always)
+    private static func hash<C: Collection>(_ bytes: C) -> Int where C.Element == UInt8 {
+        var h: UInt32 = 2_166_136_261
+        for b in bytes { h = (h ^ UInt32(b)) &* 16_777_619 }
+        return Int(h) & (size - 1)
+    }
+
+    /// The slot holding `bytes`, or the empty slot where it would go.
+    private func slot<C: Collection>(of bytes: C) -> Int where C.Element == UInt8 {
+        var index = Self.hash(bytes)
+        while spans[index] != 0 {
+            let start = Int(spans[index] >> 8), count = Int(spans[index] & 0xFF)
+            if count == bytes.count, text[start..<(start + count)].elementsEqual(bytes) { return index }
+            index = (index + 1) & (Self.size - 1)
+        }
+        return index
+    }
+
+    /// The flags of the word spelled `bytes` (0 when it is neither reserved nor a type name).
+    func flags<C: Collection>(of bytes: C) -> UInt8 where C.Element == UInt8 { wordFlags[slot(of: bytes)] }
+
+    /// Whether `name` is a builtin type name.
+    static func isBuiltinTypeName(_ name: String) -> Bool {
+        shared.flags(of: name.utf8) & Token.builtinTypeFlag != 0
+    }
+
+    /// Every word with its flags, in table order (for tests).
+    var entries: [(word: String, flags: UInt8)] {
+        spans.indices.compactMap { index in
+            guard spans[index] != 0 else { return nil }
+            let start = Int(spans[index] >> 8), count = Int(spans[index] & 0xFF)
+            return (String(decoding: text[start..<(start + count)], as: UTF8.self), wordFlags[index])
+        }
+    }
+}
