@@ -52,8 +52,9 @@ OUT          ?= out
 SIZE         ?= 256x256
 # The vertex buffer `make run` draws with shaders/triangle.metal: position, colour per vertex.
 TRIANGLE     := 0,0.8,0,1,1,0,0,1,-0.8,-0.7,0,1,0,1,0,1,0.8,-0.7,0,1,0,0,1,1
-# Debian packages: headers for libwebsockets / OpenSSL / libpng, and pkg-config.
-DEB_PACKAGES := libwebsockets-dev libssl-dev libpng-dev libsqlite3-dev pkg-config
+# Debian packages: headers for libwebsockets / OpenSSL / libpng / SQLite, mimalloc (kiln-cli's
+# allocator, Package.swift), and pkg-config.
+DEB_PACKAGES := libwebsockets-dev libssl-dev libpng-dev libsqlite3-dev libmimalloc-dev pkg-config
 # What the end-to-end tests drive Kiln with: curl, openssl (test certificates), headless Chromium.
 E2E_PACKAGES := curl openssl chromium chromium-driver haproxy
 # Python clients of the end-to-end tests (nobody here wrote them).

@@ -10,6 +10,10 @@
 // `KILN_MALLOC_MMAP_THRESHOLD` come from the heap, and up to `KILN_MALLOC_TRIM_THRESHOLD`
 // of free memory stays at the top of each arena for the next compile or frame.
 //
+// It matters where glibc's malloc serves the process: `kiln` (static) and the test
+// binaries. `kiln-cli` — the server and the benchmarks — allocates with mimalloc, linked
+// ahead of libc (Package.swift, `fastAllocator`), and these settings change nothing there.
+//
 // A constructor, like the CPU check beside it, so it holds before any Swift code
 // allocates. A user's own `GLIBC_TUNABLES` malloc settings win: then nothing is changed.
 #include <stdlib.h>    // first: it defines __GLIBC__ on glibc systems

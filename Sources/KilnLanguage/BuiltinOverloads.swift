@@ -158,23 +158,27 @@ enum BuiltinOverloads {
     /// Other MSL names of the same builtins (for finite values they compute the same).
     static let aliases: [String: Builtin] = ["fmin3": .min3, "fmax3": .max3]
 
-    /// The builtins that have overloads, by source name (raw values and aliases): which
-    /// names are builtins, before any overload is made.
-    private static let builtinsByName: [String: Builtin] = {
-        var table: [String: Builtin] = [:]
+    /// A builtin's overloads: which builtin a name is, until a program first calls it.
+    private enum Entry {
+        case notMade(Builtin)
+        case made([BuiltinOverload])
+    }
+
+    /// Every builtin that has overloads, by source name (raw values and aliases), with its
+    /// overloads once a program of this process has called it. Made all at once, the 2 000-odd
+    /// overloads of every builtin were 819 000 instructions of a whole-process
+    /// `kiln compile` of a small shader (5.8 M in all), which calls ten builtins
+    /// (docs/benchmarks.md). One dictionary, so a call costs one hash; bounded: only builtin
+    /// names are in it.
+    private static let table = Mutex<[String: Entry]>({
+        var table: [String: Entry] = [:]
         table.reserveCapacity(128)
         for row in rows {
-            for builtin in row.builtins { table[builtin.rawValue] = builtin }
+            for builtin in row.builtins { table[builtin.rawValue] = .notMade(builtin) }
         }
-        for (alias, builtin) in aliases { table[alias] = builtin }
+        for (alias, builtin) in aliases { table[alias] = .notMade(builtin) }
         return table
-    }()
-
-    /// The overloads of the builtins a process has asked for, made on first use. Made all
-    /// at once, the 2 000-odd overloads of every builtin were 819 000 instructions of a
-    /// whole-process `kiln compile` of a small shader (5.8 M in all), which calls ten
-    /// builtins (docs/benchmarks.md). Bounded: only builtin names are ever added.
-    private static let made = Mutex<[String: [BuiltinOverload]]>([:])
+    }())
 
     /// The concrete overloads of builtin `name` (`length_squared`, `sin`, `fmin3`, …).
     private static func make(_ name: String, _ builtin: Builtin) -> [BuiltinOverload] {
@@ -197,11 +201,16 @@ enum BuiltinOverloads {
 
     /// The overloads of builtin `name`, empty if it is not a builtin.
     static func overloads(named name: String) -> [BuiltinOverload] {
-        guard let builtin = builtinsByName[name] else { return [] }
-        if let known = made.withLock({ $0[name] }) { return known }
-        // Made outside the lock; two threads asking at once make the same array twice.
-        let overloads = make(name, builtin)
-        made.withLock { $0[name] = overloads }
-        return overloads
+        table.withLock { table in
+            switch table[name] {
+            case nil: return []
+            case .made(let overloads)?: return overloads
+            case .notMade(let builtin)?:
+                // Made under the lock, once per builtin and process (a few µs).
+                let overloads = make(name, builtin)
+                table[name] = .made(overloads)
+                return overloads
+            }
+        }
     }
 }

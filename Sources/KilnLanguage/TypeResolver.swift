@@ -11,66 +11,96 @@ enum TypeResolver {
     /// `[String: KType]` of 184 concatenated names was made in every process that compiles,
     /// 171 000 instructions of a whole-process `kiln compile` of a small shader.
     static func builtinType(named name: String) -> KType? {
-        switch name {
-        case "void": return .void
-        case "sampler": return .sampler
-        // C spellings that also name the 32/16/8-bit scalars.
-        case "unsigned", "unsigned int", "uint32_t": return .uint
-        case "int32_t": return .int
-        case "int16_t": return .scalar(.short)
-        case "uint16_t", "unsigned short": return .scalar(.ushort)
-        case "int8_t", "signed char": return .scalar(.char)
-        case "uint8_t", "unsigned char": return .scalar(.uchar)
-        default: break
-        }
         var name = name
-        return name.withUTF8 { bytes -> KType? in
-            /// Where `word` starts `bytes` (at `from`), the index after it.
-            func skip(_ word: StaticString, from: Int) -> Int? {
-                let count = word.utf8CodeUnitCount
-                guard bytes.count - from >= count else { return nil }
-                for k in 0..<count where bytes[from + k] != word.utf8Start[k] { return nil }
-                return from + count
+        return name.withUTF8 { builtinType(spelledBy: $0) }
+    }
+
+    /// `builtinType(named:)` of a name's UTF-8 bytes.
+    static func builtinType(spelledBy bytes: UnsafeBufferPointer<UInt8>) -> KType? {
+        // Most names asked about are not types (every identifier the checker resolves): the
+        // lexer's word table turns them away with one probe.
+        guard WordTable.shared.flags(of: bytes) & Token.builtinTypeFlag != 0 else {
+            // C spellings the word table does not hold as types (`unsigned` is a reserved word).
+            guard let first = bytes.first, first == UInt8(ascii: "u") || first == UInt8(ascii: "s") else { return nil }
+            switch String(decoding: bytes, as: UTF8.self) {
+            case "unsigned", "unsigned int": return .uint
+            case "unsigned short": return .scalar(.ushort)
+            case "signed char": return .scalar(.char)
+            case "unsigned char": return .scalar(.uchar)
+            default: return nil
             }
-            // Prefix: none, vector_ and packed_ (vectors), simd_ (vectors, matrices), matrix_.
-            var index = 0
-            var allowsScalar = false, allowsVector = false, allowsMatrix = false
-            if let after = skip("vector_", from: 0) ?? skip("packed_", from: 0) {
-                index = after
-                allowsVector = true
-            } else if let after = skip("simd_", from: 0) {
-                index = after
-                allowsVector = true
-                allowsMatrix = true
-            } else if let after = skip("matrix_", from: 0) {
-                index = after
-                allowsMatrix = true
-            } else {
-                allowsScalar = true
-                allowsVector = true
-                allowsMatrix = true
+        }
+        /// Where `word` starts `bytes` (at `from`), the index after it.
+        func skip(_ word: StaticString, from: Int) -> Int? {
+            let count = word.utf8CodeUnitCount
+            guard bytes.count - from >= count else { return nil }
+            for k in 0..<count where bytes[from + k] != word.utf8Start[k] { return nil }
+            return from + count
+        }
+        let count = bytes.count
+        if count >= 6, bytes[count - 1] == UInt8(ascii: "t"), bytes[count - 2] == UInt8(ascii: "_") {
+            switch String(decoding: bytes, as: UTF8.self) {
+            case "int8_t": return .scalar(.char)
+            case "uint8_t": return .scalar(.uchar)
+            case "int16_t": return .scalar(.short)
+            case "uint16_t": return .scalar(.ushort)
+            case "int32_t": return .int
+            case "uint32_t": return .uint
+            default: return nil
             }
-            // The scalar's name, then nothing, a size, or columns `x` rows.
-            let scalarStart = index
-            while index < bytes.count, !(48...57).contains(bytes[index]) { index += 1 }
-            guard index > scalarStart,
-                  let kind = ScalarKind(rawValue: String(decoding: bytes[scalarStart..<index], as: UTF8.self)) else { return nil }
-            func size(at i: Int) -> Int? {
-                i < bytes.count && (50...52).contains(bytes[i]) ? Int(bytes[i]) - 48 : nil
-            }
-            switch bytes.count - index {
-            case 0:
-                return allowsScalar ? .scalar(kind) : nil
-            case 1:
-                guard allowsVector, let n = size(at: index) else { return nil }
-                return .vector(kind, n)
-            case 3:
-                guard allowsMatrix, kind.isFloat, let columns = size(at: index), bytes[index + 1] == UInt8(ascii: "x"),
-                      let rows = size(at: index + 2) else { return nil }
-                return .matrix(kind, columns: columns, rows: rows)
-            default:
-                return nil
-            }
+        }
+        if count == 4, skip("void", from: 0) != nil { return .void }
+        if count == 7, skip("sampler", from: 0) != nil { return .sampler }
+        // Prefix: none, vector_ and packed_ (vectors), simd_ (vectors, matrices), matrix_.
+        var index = 0
+        var allowsScalar = false, allowsVector = false, allowsMatrix = false
+        switch bytes[0] {
+        case UInt8(ascii: "v") where skip("vector_", from: 0) != nil:
+            index = 7
+            allowsVector = true
+        case UInt8(ascii: "p") where skip("packed_", from: 0) != nil:
+            index = 7
+            allowsVector = true
+        case UInt8(ascii: "s") where skip("simd_", from: 0) != nil:
+            index = 5
+            allowsVector = true
+            allowsMatrix = true
+        case UInt8(ascii: "m") where skip("matrix_", from: 0) != nil:
+            index = 7
+            allowsMatrix = true
+        default:
+            allowsScalar = true
+            allowsVector = true
+            allowsMatrix = true
+        }
+        // The scalar's name, then nothing, a size, or columns `x` rows.
+        let scalarStart = index
+        while index < bytes.count, !(48...57).contains(bytes[index]) { index += 1 }
+        let length = index - scalarStart
+        /// Whether the scalar part is `word`.
+        func isScalar(_ word: StaticString) -> Bool {
+            length == word.utf8CodeUnitCount && skip(word, from: scalarStart) != nil
+        }
+        // Not `ScalarKind.allCases`: it makes an array on every call.
+        let kind: ScalarKind? = isScalar("float") ? .float : isScalar("half") ? .half : isScalar("int") ? .int
+            : isScalar("uint") ? .uint : isScalar("bool") ? .bool : isScalar("short") ? .short
+            : isScalar("ushort") ? .ushort : isScalar("char") ? .char : isScalar("uchar") ? .uchar : nil
+        guard let kind else { return nil }
+        func size(at i: Int) -> Int? {
+            i < bytes.count && (50...52).contains(bytes[i]) ? Int(bytes[i]) - 48 : nil
+        }
+        switch bytes.count - index {
+        case 0:
+            return allowsScalar ? .scalar(kind) : nil
+        case 1:
+            guard allowsVector, let n = size(at: index) else { return nil }
+            return .vector(kind, n)
+        case 3:
+            guard allowsMatrix, kind.isFloat, let columns = size(at: index), bytes[index + 1] == UInt8(ascii: "x"),
+                  let rows = size(at: index + 2) else { return nil }
+            return .matrix(kind, columns: columns, rows: rows)
+        default:
+            return nil
         }
     }
 

@@ -63,29 +63,41 @@ struct WordTable: Sendable {
     }
 
     @inline(__always)
-    private static func hash<C: Collection>(_ bytes: C) -> Int where C.Element == UInt8 {
+    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var h: UInt32 = 2_166_136_261
         for b in bytes { h = (h ^ UInt32(b)) &* 16_777_619 }
         return Int(h) & (size - 1)
     }
 
-    /// The slot holding `bytes`, or the empty slot where it would go.
-    private func slot<C: Collection>(of bytes: C) -> Int where C.Element == UInt8 {
+    /// The flags of the word spelled `bytes` (0 when it is neither reserved nor a type name).
+    func flags(of bytes: UnsafeBufferPointer<UInt8>) -> UInt8 {
         var index = Self.hash(bytes)
-        while spans[index] != 0 {
-            let start = Int(spans[index] >> 8), count = Int(spans[index] & 0xFF)
-            if count == bytes.count, text[start..<(start + count)].elementsEqual(bytes) { return index }
-            index = (index + 1) & (Self.size - 1)
+        return spans.withUnsafeBufferPointer { spans in
+            text.withUnsafeBufferPointer { text in
+                while spans[index] != 0 {
+                    let start = Int(spans[index] >> 8), count = Int(spans[index] & 0xFF)
+                    if count == bytes.count {
+                        var same = true
+                        for k in 0..<count where text[start + k] != bytes[k] {
+                            same = false
+                            break
+                        }
+                        if same { return wordFlags[index] }
+                    }
+                    index = (index + 1) & (Self.size - 1)
+                }
+                return 0
+            }
         }
-        return index
     }
 
-    /// The flags of the word spelled `bytes` (0 when it is neither reserved nor a type name).
-    func flags<C: Collection>(of bytes: C) -> UInt8 where C.Element == UInt8 { wordFlags[slot(of: bytes)] }
+    /// The flags of the word spelled `bytes`.
+    func flags(of bytes: ArraySlice<UInt8>) -> UInt8 { bytes.withUnsafeBufferPointer { flags(of: $0) } }
 
     /// Whether `name` is a builtin type name.
     static func isBuiltinTypeName(_ name: String) -> Bool {
-        shared.flags(of: name.utf8) & Token.builtinTypeFlag != 0
+        var name = name
+        return name.withUTF8 { shared.flags(of: $0) } & Token.builtinTypeFlag != 0
     }
 
     /// Every word with its flags, in table order (for tests).

