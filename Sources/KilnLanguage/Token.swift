@@ -64,6 +64,7 @@ public struct Token: Sendable {
                   documentation: documentation, expansion: expansion, wordFlags: 0)
     }
 
+    @inline(__always)
     init(kind: Kind, text: String, range: SourceRange, isAtLineStart: Bool, hasLeadingSpace: Bool,
          documentation: [String], expansion: Expansion? = nil, wordFlags: UInt8) {
         self.kind = kind
@@ -101,11 +102,19 @@ public enum NumericLiteral: Equatable, Sendable {
     case invalid(String)
 
     /// Classifies and evaluates `text` (a pp-number as the lexer delimits it).
+    ///
+    /// Over the spelling's bytes in place: the lexer classifies every literal and the parser
+    /// evaluates it again, and the version that copied the bytes into an array and made
+    /// `String`s of the body, the suffix and its lowercase took ~1 600 instructions a literal.
     public static func parse(_ text: String) -> NumericLiteral {
-        let bytes = Array(text.utf8)
+        var bytes = text
+        return bytes.withUTF8 { parse($0, text: text) }
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, text: String) -> NumericLiteral {
         guard let first = bytes.first else { return .invalid("empty numeric literal") }
         let isHex = bytes.count >= 2 && first == UInt8(ascii: "0") && (bytes[1] | 0x20) == UInt8(ascii: "x")
-        if isHex { return parseHex(bytes, text: text) }
+        if isHex { return parseHex(Array(bytes), text: text) }
         // Decimal or octal: split the digits/fraction/exponent from the suffix.
         var index = 0
         var isFloat = false
@@ -125,23 +134,27 @@ public enum NumericLiteral: Equatable, Sendable {
             index = look
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        let body = String(decoding: bytes[0..<index], as: UTF8.self)
-        let suffix = String(decoding: bytes[index...], as: UTF8.self)
-        let lowerSuffix = suffix.lowercased()
+        let body = UnsafeBufferPointer(rebasing: bytes[0..<index])
+        let suffixBytes = UnsafeBufferPointer(rebasing: bytes[index...])
+        // The suffix as written (for messages) and lowercased; almost always "" or one letter.
+        var suffix: String { String(decoding: suffixBytes, as: UTF8.self) }
+        let lowerSuffix = suffixBytes.isEmpty ? "" : suffix.lowercased()
         if isFloat || lowerSuffix == "h" {
             guard lowerSuffix == "" || lowerSuffix == "f" || lowerSuffix == "h" else {
                 return .invalid("invalid suffix '\(suffix)' on floating constant")
             }
-            guard let value = Double(body) else { return .invalid("invalid floating constant '\(text)'") }
+            guard let value = Double(String(decoding: body, as: UTF8.self)) else {
+                return .invalid("invalid floating constant '\(text)'")
+            }
             guard value.isFinite else { return .invalid("magnitude of floating-point constant too large") }
             return .float(value, suffix: lowerSuffix)
         }
         guard let normalized = integerSuffix(lowerSuffix) else {
             return .invalid("invalid suffix '\(suffix)' on integer constant")
         }
-        let isOctal = body.utf8.count > 1 && first == UInt8(ascii: "0")
+        let isOctal = body.count > 1 && first == UInt8(ascii: "0")
         var value: UInt64 = 0
-        for digit in body.utf8 {
+        for digit in body {
             let d = UInt64(digit - UInt8(ascii: "0"))
             if isOctal, d > 7 { return .invalid("invalid digit '\(d)' in octal constant") }
             let (times, o1) = value.multipliedReportingOverflow(by: isOctal ? 8 : 10)
