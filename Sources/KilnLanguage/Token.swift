@@ -64,7 +64,6 @@ public struct Token: Sendable {
                   documentation: documentation, expansion: expansion, wordFlags: 0)
     }
 
-    @inline(__always)
     init(kind: Kind, text: String, range: SourceRange, isAtLineStart: Bool, hasLeadingSpace: Bool,
          documentation: [String], expansion: Expansion? = nil, wordFlags: UInt8) {
         self.kind = kind
