@@ -36,12 +36,7 @@ struct WordTable: Sendable {
                     func add(_ word: UnsafeBufferPointer<UInt8>, _ flag: UInt8) {
                         precondition(word.count > 0 && word.count < 256 && used + word.count <= text.count,
                                      "word table entries are 1...255 bytes, 8 KB in all")
-                        var index = Self.hash(word)
-                        while spans[index] != 0 {
-                            let start = Int(spans[index] >> 8), count = Int(spans[index] & 0xFF)
-                            if count == word.count, UnsafeBufferPointer(rebasing: text[start..<(start + count)]).elementsEqual(word) { break }
-                            index = (index + 1) & (Self.size - 1)
-                        }
+                        let index = Self.slot(of: word, text: UnsafeBufferPointer(text), spans: UnsafeBufferPointer(spans))
                         if spans[index] == 0 {
                             spans[index] = UInt32(used) << 8 | UInt32(word.count)
                             (text.baseAddress! + used).update(from: word.baseAddress!, count: word.count)
@@ -69,26 +64,31 @@ struct WordTable: Sendable {
         return Int(h) & (size - 1)
     }
 
+    /// The slot holding `bytes`, or the empty slot where it would go (the one probe, for
+    /// filling the table and for looking words up).
+    private static func slot(of bytes: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>,
+                             spans: UnsafeBufferPointer<UInt32>) -> Int {
+        var index = hash(bytes)
+        probing: while spans[index] != 0 {
+            let start = Int(spans[index] >> 8), count = Int(spans[index] & 0xFF)
+            if count == bytes.count {
+                for k in 0..<count where text[start + k] != bytes[k] {
+                    index = (index + 1) & (size - 1)
+                    continue probing
+                }
+                return index
+            }
+            index = (index + 1) & (size - 1)
+        }
+        return index
+    }
+
     /// The flags of the word spelled `bytes` (0 when it is neither reserved nor a type name).
     func flags(of bytes: UnsafeBufferPointer<UInt8>) -> UInt8 {
-        var index = Self.hash(bytes)
-        return spans.withUnsafeBufferPointer { spans in
-            text.withUnsafeBufferPointer { text in
-                while spans[index] != 0 {
-                    let start = Int(spans[index] >> 8), count = Int(spans[index] & 0xFF)
-                    if count == bytes.count {
-                        var same = true
-                        for k in 0..<count where text[start + k] != bytes[k] {
-                            same = false
-                            break
-                        }
-                        if same { return wordFlags[index] }
-                    }
-                    index = (index + 1) & (Self.size - 1)
-                }
-                return 0
-            }
+        let index = spans.withUnsafeBufferPointer { spans in
+            text.withUnsafeBufferPointer { Self.slot(of: bytes, text: $0, spans: spans) }
         }
+        return wordFlags[index]
     }
 
     /// The flags of the word spelled `bytes`.
