@@ -179,10 +179,7 @@ public struct TypedSwitchCase: Sendable {
 }
 
 public struct TypedStatement: Sendable {
-    /// Not `indirect`: nothing here holds a `TypedStatement` directly (arrays and class
-    /// references already are pointers), so boxing every case bought nothing but an
-    /// allocation per statement.
-    public enum Kind: Sendable {
+    public indirect enum Kind: Sendable {
         /// Declares a local; a `nil` initializer zero-initializes (Kiln defines it).
         case declare(VariableID, TypedExpression?)
         case expression(TypedExpression)
@@ -253,10 +250,7 @@ public enum SamplerSource: Hashable, Sendable {
 }
 
 public final class TypedExpression: @unchecked Sendable {
-    /// Stored in the node, not boxed: the operands are `TypedExpression` references already,
-    /// and an `indirect` enum made a second heap object (and a second retain, release and
-    /// free) for every node of every typed tree.
-    public enum Kind {
+    public indirect enum Kind {
         case constant(ConstantValue)
         /// A local or parameter (lvalue).
         case variable(VariableID)
