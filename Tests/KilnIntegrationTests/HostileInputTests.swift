@@ -88,15 +88,29 @@ struct HostileRun {
         let files = sources.map { SourceFile(name: $0.0, text: $0.1) }
         let start = clock.now
         let result = Compiler.compile(files, options: options)
-        let elapsed = clock.now - start
-        if elapsed > slowest.time { slowest = (name, elapsed) }
+        var elapsed = clock.now - start
         if let problem = Self.problem(result, files: files) {
             failures.append("\(name): \(problem)\n  input: \(Self.excerpt(sources))")
         }
+        // A case over its bound is timed again: on a loaded shared machine one run can be
+        // slowed by a neighbour, but a real blow-up (exponential parse, runaway unrolling)
+        // is slow every time, so the fastest of a few runs is the case's own cost.
+        var retries = 0
+        while elapsed > bound, retries < Self.retimings {
+            retries += 1
+            let again = clock.now
+            _ = Compiler.compile(files, options: options)
+            elapsed = min(elapsed, clock.now - again)
+        }
+        if elapsed > slowest.time { slowest = (name, elapsed) }
         if elapsed > bound {
-            failures.append("\(name): took \(elapsed) (bound \(bound))\n  input: \(Self.excerpt(sources))")
+            failures.append("\(name): took \(elapsed) at best of \(retries + 1) runs (bound \(bound))\n"
+                + "  input: \(Self.excerpt(sources))")
         }
     }
+
+    /// How many more times a case over its bound is compiled before it counts as too slow.
+    static let retimings = 3
 
     /// What is wrong with a compile result, or nil when it is a library or a valid error report.
     static func problem(_ result: CompileResult, files: [SourceFile]) -> String? {
