@@ -361,7 +361,10 @@ public struct AssignmentOperator: Sendable, Hashable {
 }
 
 public struct Expression: Sendable {
-    public indirect enum Kind: Sendable {
+    /// Only the cases that hold an `Expression` itself are `indirect` (boxed): the leaves —
+    /// literals and names, about half of all nodes — are stored inline instead of in a box
+    /// of their own.
+    public enum Kind: Sendable {
         /// `42`, `0x1F`, `3u` (suffix lowercased: "", "u").
         case integerLiteral(UInt64, suffix: String)
         /// `1.0`, `.5f`, `2h`, `1e-3` (suffix lowercased: "", "f", "h").
@@ -369,21 +372,21 @@ public struct Expression: Sendable {
         case booleanLiteral(Bool)
         /// A possibly qualified name: `x`, `metal::sin`, `Mode::fast`, `float2`.
         case identifier([String])
-        case unary(UnaryOperator, Expression)
-        case postfix(PostfixOperator, Expression)
-        case binary(BinaryOperator, Expression, Expression)
-        case assignment(AssignmentOperator, Expression, Expression)
-        case conditional(Expression, Expression, Expression)
+        indirect case unary(UnaryOperator, Expression)
+        indirect case postfix(PostfixOperator, Expression)
+        indirect case binary(BinaryOperator, Expression, Expression)
+        indirect case assignment(AssignmentOperator, Expression, Expression)
+        indirect case conditional(Expression, Expression, Expression)
         /// `f(a, b)`, `float2(x, y)` (constructors are calls of a type name),
         /// `layer.sample(p)` (callee is a `.member`).
-        case call(callee: Expression, arguments: [Expression])
+        indirect case call(callee: Expression, arguments: [Expression])
         /// A constructor whose type is not a plain name: `array<float, 2>(…)`, `vec<float, 3>(…)`.
-        case construct(TypeName, [Expression])
+        indirect case construct(TypeName, [Expression])
         /// `(float)x`, `static_cast<int>(y)`.
-        case cast(TypeName, Expression)
+        indirect case cast(TypeName, Expression)
         /// `a.b` or `a->b`.
-        case member(Expression, name: String, nameRange: SourceRange, arrow: Bool)
-        case index(Expression, Expression)
+        indirect case member(Expression, name: String, nameRange: SourceRange, arrow: Bool)
+        indirect case index(Expression, Expression)
         /// `{ a, b }` where an expression is expected (`return {a, b};`, `float2 x = {…}` is an Initializer instead).
         case initializerList([Expression])
     }

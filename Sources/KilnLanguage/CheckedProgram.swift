@@ -179,7 +179,10 @@ public struct TypedSwitchCase: Sendable {
 }
 
 public struct TypedStatement: Sendable {
-    public indirect enum Kind: Sendable {
+    /// Not `indirect`: nothing here holds a `TypedStatement` directly (arrays and class
+    /// references already are pointers), so boxing every case bought nothing but an
+    /// allocation per statement.
+    public enum Kind: Sendable {
         /// Declares a local; a `nil` initializer zero-initializes (Kiln defines it).
         case declare(VariableID, TypedExpression?)
         case expression(TypedExpression)
@@ -250,7 +253,10 @@ public enum SamplerSource: Hashable, Sendable {
 }
 
 public final class TypedExpression: @unchecked Sendable {
-    public indirect enum Kind {
+    /// Stored in the node, not boxed: the operands are `TypedExpression` references already,
+    /// and an `indirect` enum made a second heap object (and a second retain, release and
+    /// free) for every node of every typed tree.
+    public enum Kind {
         case constant(ConstantValue)
         /// A local or parameter (lvalue).
         case variable(VariableID)
