@@ -34,9 +34,10 @@ extension FunctionLowerer {
         return registers
     }
 
-    func declare(_ id: VariableID, storage: VariableStorage) {
+    func declare(_ id: VariableID, storage: VariableStorage, pinnedCount: Int? = nil) {
         state.frames[frameIndex].variables[id] = VariableSlot(
-            storage: storage, regionDepth: state.regionDepth, divergentDepth: state.divergentDepth, pinnedCount: nil)
+            storage: storage, regionDepth: state.regionDepth, divergentDepth: state.divergentDepth,
+            pinnedCount: pinnedCount)
     }
 
     /// Declares a local holding `values`; arrays indexed dynamically get a register group.
@@ -53,8 +54,7 @@ extension FunctionLowerer {
                     emitBody(IRInstruction(opcode: .mov, a: member, b: values[e * shape.size + w]))
                 }
             }
-            declare(id, storage: .components(members))
-            state.frames[frameIndex].variables[id]?.pinnedCount = shape.count
+            declare(id, storage: .components(members), pinnedCount: shape.count)
             return
         }
         declare(id, storage: .components(stable(values)))
@@ -74,7 +74,7 @@ extension FunctionLowerer {
             homes[index] = home
             changed = true
         }
-        if changed { state.frames[root.frame].variables[root.id]?.storage = .components(homes) }
+        if changed { state.frames[root.frame].variables[root.id] = slot.with(storage: .components(homes)) }
     }
 
     /// Opens a control-flow region that may write `assigned` (variables of the current frame).
@@ -198,7 +198,7 @@ extension FunctionLowerer {
                     registers[index] = stable([value])[0]
                 }
             }
-            state.frames[frame].variables[id]?.storage = .components(registers)
+            state.frames[frame].variables[id] = slot.with(storage: .components(registers))
             bindEvent(frame, id)
             return
         }
