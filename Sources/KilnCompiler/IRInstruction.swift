@@ -17,24 +17,50 @@ struct IRInstruction {
     /// another module. Stored: 2 % fewer instructions compiling starfield and raymarch;
     /// `@inlinable` instead cost instructions each time it was tried (docs/benchmarks.md).
     let shape: OperandShape
-    var a: VirtualRegister = -1
-    var b: VirtualRegister = -1
-    var c: VirtualRegister = -1
-    var d: VirtualRegister = -1
-    /// Constant index, argument word, count, texture/buffer slot, or a label id for jumps.
-    var imm: UInt32 = 0
     /// `sample`'s `SampleMode`.
     var mode: UInt8 = 0
-    /// `ldk`'s element count (its `d` field is a literal, not a register).
-    var literalCount: UInt16 = 0
     /// A label marker (no instruction); `imm` is the label id.
     var isLabel = false
     /// A debug marker (no instruction); `imm` indexes `LoweringState.debugEvents`. Passes
     /// step over markers: they read nothing, so they never keep a value alive or change the
     /// code (see `DebugInfo`).
     var isDebug = false
+    /// `ldk`'s element count (its `d` field is a literal, not a register).
+    var literalCount: UInt16 = 0
+    // The register fields and the location are stored in 32 bits and read as `Int`: an
+    // instruction is 32 bytes instead of 64, and every pass walks, filters and copies whole
+    // arrays of them (docs/benchmarks.md, "thirty-fifth session"). Both stay far below 2³¹:
+    // lowering stops at `LibraryLimits.maxInstructions` instructions, and an instruction
+    // defines at most one register group of at most `maxRegisters` components.
+    private var storedA: Int32 = -1
+    private var storedB: Int32 = -1
+    private var storedC: Int32 = -1
+    private var storedD: Int32 = -1
+    /// Constant index, argument word, count, texture/buffer slot, or a label id for jumps.
+    var imm: UInt32 = 0
+    private var storedLocation: Int32 = 0
+
+    var a: VirtualRegister {
+        @inline(__always) get { VirtualRegister(storedA) }
+        @inline(__always) set { storedA = Int32(truncatingIfNeeded: newValue) }
+    }
+    var b: VirtualRegister {
+        @inline(__always) get { VirtualRegister(storedB) }
+        @inline(__always) set { storedB = Int32(truncatingIfNeeded: newValue) }
+    }
+    var c: VirtualRegister {
+        @inline(__always) get { VirtualRegister(storedC) }
+        @inline(__always) set { storedC = Int32(truncatingIfNeeded: newValue) }
+    }
+    var d: VirtualRegister {
+        @inline(__always) get { VirtualRegister(storedD) }
+        @inline(__always) set { storedD = Int32(truncatingIfNeeded: newValue) }
+    }
     /// Index into `LoweringState.locations`.
-    var location: Int = 0
+    var location: Int {
+        @inline(__always) get { Int(storedLocation) }
+        @inline(__always) set { storedLocation = Int32(truncatingIfNeeded: newValue) }
+    }
 
     init(opcode: Opcode, a: VirtualRegister = -1, b: VirtualRegister = -1, c: VirtualRegister = -1,
          d: VirtualRegister = -1, imm: UInt32 = 0, mode: UInt8 = 0, literalCount: UInt16 = 0,
