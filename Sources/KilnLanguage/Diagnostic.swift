@@ -52,7 +52,8 @@ public struct Diagnostic: Hashable, Sendable {
 /// Limits on what the front end accepts, so hostile input cannot exhaust time or memory.
 /// Each limit, when hit, produces an error that names it.
 public struct LanguageLimits: Hashable, Sendable {
-    /// Maximum bytes of all source files of one compile request.
+    /// Maximum bytes of all source files of one compile request (at most 2³¹ − 1, whatever
+    /// is set: source locations are stored in 32 bits).
     public var maxSourceBytes: Int = 1 << 20
     /// Maximum tokens after preprocessing (macro expansion included).
     public var maxTokens: Int = 1 << 20

@@ -94,9 +94,11 @@ public struct Preprocessor {
         var preprocessor = Preprocessor(files: files, limits: limits, searchPaths: searchPaths)
         let start = SourceRange(at: SourceLocation(file: mainFile, offset: 0, line: 1, column: 1))
         let totalBytes = files.reduce(0) { $0 + $1.bytes.count }
-        if totalBytes > limits.maxSourceBytes {
+        // Capped below 2³¹: a `SourceLocation` stores its offset in 32 bits.
+        let maxSourceBytes = min(limits.maxSourceBytes, Int(Int32.max))
+        if totalBytes > maxSourceBytes {
             return ([Token(kind: .endOfFile, text: "", range: start)],
-                    [.error("source too large: \(totalBytes) bytes (limit maxSourceBytes = \(limits.maxSourceBytes))", at: start)])
+                    [.error("source too large: \(totalBytes) bytes (limit maxSourceBytes = \(maxSourceBytes))", at: start)])
         }
         // About a token per four bytes of source (comments make it fewer): one allocation
         // instead of growing the token array by doubling, each step copying every token.

@@ -42,24 +42,45 @@ public struct SourceFile: Hashable, Sendable {
 
 /// A position in one of the compile request's files.
 public struct SourceLocation: Hashable, Sendable, Comparable {
+    // Stored in 32 bits, read as `Int`: a location is 16 bytes instead of 32, and every
+    // token, syntax node, typed expression and diagnostic carries ranges of two of them
+    // (docs/benchmarks.md, "thirty-fifth session"). `LanguageLimits.maxSourceBytes` is
+    // capped below 2³¹ for this.
+    private var storedFile: Int32
+    private var storedOffset: Int32
+    private var storedLine: Int32
+    private var storedColumn: Int32
+
     /// Index of the file in the compile request.
-    public var file: Int
+    public var file: Int {
+        @inline(__always) get { Int(storedFile) }
+        set { storedFile = Int32(truncatingIfNeeded: newValue) }
+    }
     /// Byte offset into the file.
-    public var offset: Int
+    public var offset: Int {
+        @inline(__always) get { Int(storedOffset) }
+        set { storedOffset = Int32(truncatingIfNeeded: newValue) }
+    }
     /// 1-based line.
-    public var line: Int
+    public var line: Int {
+        @inline(__always) get { Int(storedLine) }
+        set { storedLine = Int32(truncatingIfNeeded: newValue) }
+    }
     /// 1-based column, counted in bytes as clang does.
-    public var column: Int
+    public var column: Int {
+        @inline(__always) get { Int(storedColumn) }
+        set { storedColumn = Int32(truncatingIfNeeded: newValue) }
+    }
 
     public init(file: Int, offset: Int, line: Int, column: Int) {
-        self.file = file
-        self.offset = offset
-        self.line = line
-        self.column = column
+        storedFile = Int32(truncatingIfNeeded: file)
+        storedOffset = Int32(truncatingIfNeeded: offset)
+        storedLine = Int32(truncatingIfNeeded: line)
+        storedColumn = Int32(truncatingIfNeeded: column)
     }
 
     public static func < (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
-        (lhs.file, lhs.offset) < (rhs.file, rhs.offset)
+        (lhs.storedFile, lhs.storedOffset) < (rhs.storedFile, rhs.storedOffset)
     }
 }
 
