@@ -80,7 +80,10 @@ public struct Lexer {
             // Built in place in the array (a `var token` appended afterwards was copied in and
             // then destroyed: two passes over its references per token).
             tokens.append(Token(kind: kind, text: text, range: range, isAtLineStart: atLineStart,
-                                hasLeadingSpace: leadingSpace, documentation: pendingDocumentation, wordFlags: wordFlags))
+                                hasLeadingSpace: leadingSpace,
+                                annex: pendingDocumentation.isEmpty ? nil
+                                    : .documented(Token.Documented(lines: pendingDocumentation, expansion: nil)),
+                                wordFlags: wordFlags))
             if !pendingDocumentation.isEmpty { pendingDocumentation = [] }
             atLineStart = false
             leadingSpace = false

@@ -113,7 +113,7 @@ public struct Parser {
         if match(";") { return }
         let at = SourceRange(at: previousEnd)
         report("expected ';' after \(what)", at: at, fixIt: .init(range: at, replacement: ";"))
-        if current.isAtLineStart || check("}") || isAtEnd || tokens[position].expansion != nil && tokens[position - 1].expansion == nil {
+        if current.isAtLineStart || check("}") || isAtEnd || tokens[position].isExpanded && !tokens[position - 1].isExpanded {
             if stopped { throw Failure() }
             return
         }

@@ -77,7 +77,7 @@ extension Preprocessor {
     /// The source text of a directive's tokens, spaced as written.
     func spelling(of tokens: [Token]) -> String {
         guard let first = tokens.first, let last = tokens.last,
-              first.expansion == nil, last.range.start.file == first.range.start.file else {
+              !first.isExpanded, last.range.start.file == first.range.start.file else {
             return tokens.map(\.text).joined(separator: " ")
         }
         let bytes = files[first.range.start.file].bytes

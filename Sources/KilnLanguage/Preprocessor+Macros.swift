@@ -77,7 +77,7 @@ extension Preprocessor {
                                       notes: [.init(message: "macro '\(macro.name)' defined here", range: macro.range)]))
             return []
         }
-        let end = close.expansion == nil && token.expansion == nil ? close.range.end : token.range.end
+        let end = !close.isExpanded && !token.isExpanded ? close.range.end : token.range.end
         return substitute(macro, arguments: arguments, use: token, useEnd: end, hideSet: hideSet)
     }
 
@@ -143,7 +143,7 @@ extension Preprocessor {
         for i in result.indices {
             result[i].isAtLineStart = false
             result[i].hideSet = union(result[i].hideSet, hideSet)
-            if result[i].expansion == nil, use.expansion != nil { result[i].expansion = use.expansion }
+            if !result[i].isExpanded, let expansion = use.expansion { result[i].expansion = expansion }
         }
         if !result.isEmpty {
             result[0].documentation = use.documentation

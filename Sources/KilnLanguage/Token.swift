@@ -27,25 +27,83 @@ public struct Token: Sendable {
         }
     }
 
+    /// What few tokens carry: `///` documentation, the macro expansion the token came from,
+    /// or both. One optional reference in place of an array and an optional reference: a
+    /// token is copied several times on its way from the lexer through the preprocessor to
+    /// the parser, and each copy retained and released the documentation array (empty, but
+    /// a real array) besides the text — ~6 % of a median compile went to copying and
+    /// destroying tokens (docs/benchmarks.md, "thirty-fifth session").
+    enum Annex: Sendable {
+        /// Expanded from a macro, no documentation: the expansion itself, shared by all
+        /// tokens of one expansion, so marking a token expanded allocates nothing.
+        case expansion(Expansion)
+        /// Documented (and perhaps expanded).
+        case documented(Documented)
+    }
+
+    /// Documentation lines and, when the documented token was expanded, its expansion.
+    final class Documented: Sendable {
+        let lines: [String]
+        let expansion: Expansion?
+        init(lines: [String], expansion: Expansion?) {
+            self.lines = lines
+            self.expansion = expansion
+        }
+    }
+
     public var kind: Kind
-    /// The spelling (for literals: as written, suffix included).
-    public var text: String
-    /// The token's place in a user file; for macro-expanded tokens, the macro use.
-    public var range: SourceRange
+    /// `WordFlags` of an identifier, computed once by the lexer so the parser needs no
+    /// string hashing to tell keywords and builtin type names.
+    var wordFlags: UInt8 = 0
     /// First token on its line (preprocessing directives start with such a `#`).
     public var isAtLineStart: Bool
     /// Whitespace or a comment precedes the token (for `#` stringizing).
     public var hasLeadingSpace: Bool
-    /// `///` lines directly above this token, without the slashes.
-    public var documentation: [String]
-    /// Set when the token came out of a macro expansion.
-    public var expansion: Expansion?
     /// Macros that must not expand this token again (the recursion guard of rescanning):
     /// an index into the preprocessor's interned sets, 0 being the empty set.
     var hideSet: Int32
-    /// `WordFlags` of an identifier, computed once by the lexer so the parser needs no
-    /// string hashing to tell keywords and builtin type names.
-    var wordFlags: UInt8 = 0
+    /// The spelling (for literals: as written, suffix included).
+    public var text: String
+    /// The token's place in a user file; for macro-expanded tokens, the macro use.
+    public var range: SourceRange
+    /// Documentation and expansion, when there are any.
+    var annex: Annex?
+
+    /// `///` lines directly above this token, without the slashes.
+    public var documentation: [String] {
+        get {
+            if case .documented(let documented) = annex { return documented.lines }
+            return []
+        }
+        set { annex = Token.annex(documentation: newValue, expansion: expansion) }
+    }
+
+    /// Set when the token came out of a macro expansion.
+    public var expansion: Expansion? {
+        @inline(__always) get {
+            switch annex {
+            case nil: return nil
+            case .expansion(let expansion): return expansion
+            case .documented(let documented): return documented.expansion
+            }
+        }
+        set { annex = Token.annex(documentation: documentation, expansion: newValue) }
+    }
+
+    /// Whether the token came out of a macro expansion (`expansion != nil` without the
+    /// retain and release of reading it).
+    @inline(__always) var isExpanded: Bool {
+        switch annex {
+        case nil: return false
+        case .expansion: return true
+        case .documented(let documented): return documented.expansion != nil
+        }
+    }
+
+    private static func annex(documentation: [String], expansion: Expansion?) -> Annex? {
+        if !documentation.isEmpty { return .documented(Documented(lines: documentation, expansion: expansion)) }
+        return expansion.map { .expansion($0) }
+    }
 
     /// A reserved word of C++/MSL (`if`, `struct`, `const`, `true`, …).
     @inline(__always) public var isReservedWord: Bool { wordFlags & Token.reservedFlag != 0 }
@@ -61,18 +119,17 @@ public struct Token: Sendable {
     public init(kind: Kind, text: String, range: SourceRange, isAtLineStart: Bool = false,
                 hasLeadingSpace: Bool = false, documentation: [String] = [], expansion: Expansion? = nil) {
         self.init(kind: kind, text: text, range: range, isAtLineStart: isAtLineStart, hasLeadingSpace: hasLeadingSpace,
-                  documentation: documentation, expansion: expansion, wordFlags: 0)
+                  annex: Token.annex(documentation: documentation, expansion: expansion), wordFlags: 0)
     }
 
     init(kind: Kind, text: String, range: SourceRange, isAtLineStart: Bool, hasLeadingSpace: Bool,
-         documentation: [String], expansion: Expansion? = nil, wordFlags: UInt8) {
+         annex: Annex?, wordFlags: UInt8) {
         self.kind = kind
         self.text = text
         self.range = range
         self.isAtLineStart = isAtLineStart
         self.hasLeadingSpace = hasLeadingSpace
-        self.documentation = documentation
-        self.expansion = expansion
+        self.annex = annex
         self.hideSet = 0
         self.wordFlags = wordFlags
     }
