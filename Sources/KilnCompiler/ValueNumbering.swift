@@ -114,11 +114,9 @@ enum ValueNumbering {
                     available.insert(key, register: destination, version: version[destinationUnit])
                 }
             }
-            switch instruction.shape {
-            case .none, .jump:          // `ret`, `jmp`: what follows is only a jump target
+            if endsBlock(instruction) {
                 available.removeAll()
                 block += 1
-            default: break
             }
         }
         return rewritten
@@ -139,9 +137,16 @@ enum ValueNumbering {
                 current += 1
                 largest = max(largest, current)
             }
-            if !instruction.isMarker, instruction.shape == .none || instruction.shape == .jump { current = 0 }
+            if endsBlock(instruction) { current = 0 }
         }
         return largest
+    }
+
+    /// `ret` and `jmp` (not markers): what follows is only a jump target, so nothing
+    /// computed before is known to hold there.
+    @inline(__always)
+    private static func endsBlock(_ instruction: IRInstruction) -> Bool {
+        !instruction.isMarker && (instruction.shape == .none || instruction.shape == .jump)
     }
 }
 

@@ -81,8 +81,7 @@ public struct Lexer {
             // then destroyed: two passes over its references per token).
             tokens.append(Token(kind: kind, text: text, range: range, isAtLineStart: atLineStart,
                                 hasLeadingSpace: leadingSpace,
-                                annex: pendingDocumentation.isEmpty ? nil
-                                    : .documented(Token.Documented(lines: pendingDocumentation, expansion: nil)),
+                                annex: Token.annex(documentation: pendingDocumentation, expansion: nil),
                                 wordFlags: wordFlags))
             if !pendingDocumentation.isEmpty { pendingDocumentation = [] }
             atLineStart = false

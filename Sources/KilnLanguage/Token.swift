@@ -100,7 +100,8 @@ public struct Token: Sendable {
         }
     }
 
-    private static func annex(documentation: [String], expansion: Expansion?) -> Annex? {
+    /// The annex for `documentation` and `expansion`: nil when there are neither.
+    static func annex(documentation: [String], expansion: Expansion?) -> Annex? {
         if !documentation.isEmpty { return .documented(Documented(lines: documentation, expansion: expansion)) }
         return expansion.map { .expansion($0) }
     }
