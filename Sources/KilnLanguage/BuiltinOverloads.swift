@@ -10,6 +10,10 @@ struct BuiltinOverload: Sendable {
     /// Builtins have no default arguments (one `nil` per parameter, shared by every call).
     let noDefaults: [TypedExpression?]
 
+    /// The parameters as `ScalarShapeCode`s, for ranking without touching the arrays above;
+    /// nil when a parameter is by reference or not a scalar or vector (`transpose`, `modf`).
+    let shapes: ScalarShapeCode.Signature?
+
     init(builtin: Builtin, parameters: [KType], result: KType, referenceParameters: [Bool],
          noDefaults: [TypedExpression?]) {
         self.builtin = builtin
@@ -17,6 +21,7 @@ struct BuiltinOverload: Sendable {
         self.result = result
         self.referenceParameters = referenceParameters
         self.noDefaults = noDefaults
+        self.shapes = referenceParameters.contains(true) ? nil : ScalarShapeCode.signature(of: parameters)
     }
 }
 
