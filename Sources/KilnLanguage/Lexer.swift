@@ -49,6 +49,10 @@ public struct Lexer {
     private mutating func run() -> [Token] {
         var tokens: [Token] = []
         tokens.reserveCapacity(bytes.count / 3 + 1)
+        // Spellings are made from a buffer, not from `bytes[a..<b]`: each slice retained and
+        // released the array, twice per identifier (its text and its word flags).
+        let source = bytes
+        return source.withUnsafeBufferPointer { source in
         while true {
             skipTrivia()
             let start = location
@@ -63,13 +67,14 @@ public struct Lexer {
             }
             guard var kind = scanToken() else { continue }
             let end = location
-            let text = kind == .punctuator && end.offset - start.offset == 1
-                ? Lexer.spelling(ofPunctuator: bytes[start.offset])
-                : String(decoding: bytes[start.offset..<end.offset], as: UTF8.self)
+            let spelling = UnsafeBufferPointer(rebasing: source[start.offset..<end.offset])
+            let text = kind == .punctuator && spelling.count == 1
+                ? Lexer.spelling(ofPunctuator: spelling[0])
+                : String(decoding: spelling, as: UTF8.self)
             let range = SourceRange(start: start, end: end)
             var wordFlags: UInt8 = 0
             if kind == .identifier {
-                wordFlags = Token.wordFlags(of: bytes[start.offset..<end.offset])
+                wordFlags = WordTable.shared.flags(of: spelling)
             } else if kind == .integerLiteral || kind == .floatLiteral {
                 switch NumericLiteral.parse(text) {
                 case .invalid(let message): diagnostics.append(.error(message, at: range))
@@ -77,15 +82,18 @@ public struct Lexer {
                 case .float: kind = .floatLiteral
                 }
             }
+            var annex: Token.Annex? = nil
+            if !pendingDocumentation.isEmpty {
+                annex = Token.annex(documentation: pendingDocumentation, expansion: nil)
+                pendingDocumentation = []
+            }
             // Built in place in the array (a `var token` appended afterwards was copied in and
             // then destroyed: two passes over its references per token).
             tokens.append(Token(kind: kind, text: text, range: range, isAtLineStart: atLineStart,
-                                hasLeadingSpace: leadingSpace,
-                                annex: Token.annex(documentation: pendingDocumentation, expansion: nil),
-                                wordFlags: wordFlags))
-            if !pendingDocumentation.isEmpty { pendingDocumentation = [] }
+                                hasLeadingSpace: leadingSpace, annex: annex, wordFlags: wordFlags))
             atLineStart = false
             leadingSpace = false
+        }
         }
     }
 
