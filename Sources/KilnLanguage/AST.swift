@@ -371,7 +371,7 @@ public struct Expression: Sendable {
         case floatLiteral(Double, suffix: String)
         case booleanLiteral(Bool)
         /// A possibly qualified name: `x`, `metal::sin`, `Mode::fast`, `float2`.
-        case identifier([String])
+        case identifier(NamePath)
         indirect case unary(UnaryOperator, Expression)
         indirect case postfix(PostfixOperator, Expression)
         indirect case binary(BinaryOperator, Expression, Expression)

@@ -427,7 +427,7 @@ extension Checker {
         var sAddress: SamplerState.Address?, tAddress: SamplerState.Address?
         var ok = true
         for argument in arguments {
-            guard case .identifier(var path) = argument.kind, path.count >= 2 else {
+            guard case .identifier(let spelled) = argument.kind, spelled.count >= 2 else {
                 if case .call = argument.kind {
                     // max_anisotropy(n), lod_clamp(a, b): no effect without mipmaps.
                     continue
@@ -436,6 +436,7 @@ extension Checker {
                 ok = false
                 continue
             }
+            var path = Array(spelled)
             while path.count > 2, path.first == "metal" { path.removeFirst() }
             let group = path[path.count - 2], value = path[path.count - 1]
             func filter() -> SamplerState.Filter? {

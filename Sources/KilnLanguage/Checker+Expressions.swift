@@ -113,7 +113,7 @@ extension Checker {
     }()
 
     /// Resolves a (possibly qualified) name used as a value.
-    private func checkName(_ fullPath: [String], range: SourceRange) -> TypedExpression? {
+    private func checkName(_ fullPath: NamePath, range: SourceRange) -> TypedExpression? {
         var path = fullPath[...]
         while path.count > 1, path.first == "metal" { path = path.dropFirst() }
         if path.count == 2, let enumName = path.first, let cases = enumCases[enumName] {

@@ -337,7 +337,7 @@ extension Parser {
             throw fail("expected expression", at: token)
         }
         advance()
-        var path = [token.text]
+        var path = NamePath(token.text)
         while check("::") {
             advance()
             path.append(try expectIdentifier("after '::'").text)
