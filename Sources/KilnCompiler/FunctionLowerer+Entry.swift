@@ -85,9 +85,12 @@ extension FunctionLowerer {
 
         let textureCount = max(bindings.textureCount, state.usedTextureSlots.max().map(Self.slotCount) ?? 0)
         let bufferCount = max(bindings.bufferCount, state.usedBufferSlots.max().map(Self.slotCount) ?? 0)
-        return LoweredFunction(state: state, name: function.name, kind: kind, parameters: bindings.parameters,
+        let discardRegister = state.discardRegister
+        // The state moves into the result (the lowerer is done with it), so the assembler's
+        // passes own its arrays and write them in place instead of copying each first.
+        return LoweredFunction(state: LoweringState.moved(from: &state), name: function.name, kind: kind, parameters: bindings.parameters,
                                returnTypeName: typeName(function.returnType), inputs: bindings.inputs, outputs: outputs,
-                               discardRegister: state.discardRegister, uniformWordCount: bindings.word,
+                               discardRegister: discardRegister, uniformWordCount: bindings.word,
                                bufferCount: bufferCount, textureCount: textureCount, range: function.range)
     }
 

@@ -22,8 +22,11 @@ struct LibraryAssembler {
     var hoistsInvariants = true
 
     /// Appends a lowered function; returns a diagnostic when it exceeds a library limit.
-    mutating func append(_ lowered: LoweredFunction) -> Diagnostic? {
-        var state = lowered.state
+    mutating func append(_ lowered: consuming LoweredFunction) -> Diagnostic? {
+        // The state moved out, not copied: a copy shares its arrays, and the passes' first
+        // write to each would copy the whole array.
+        var lowered = lowered
+        var state = LoweringState.moved(from: &lowered.state)
         let roots = lowered.outputs.flatMap { output in
             (0..<output.slot.type.componentCount).map { output.first + $0 }
         } + (lowered.discardRegister.map { [$0] } ?? [])

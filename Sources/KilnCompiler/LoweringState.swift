@@ -124,6 +124,13 @@ struct PureKey: Hashable {
 /// Everything lowering mutates, as one value: copying it is a snapshot, so speculative
 /// lowering (a loop tried as uniform first) can roll back by assignment.
 struct LoweringState {
+    /// `state`'s contents, leaving an empty state behind: the one owner of its arrays.
+    static func moved(from state: inout LoweringState) -> LoweringState {
+        var result = LoweringState()
+        swap(&result, &state)
+        return result
+    }
+
     var prologue: [IRInstruction] = []
     var body: [IRInstruction] = []
     var registerUnit: [Int] = []
