@@ -133,6 +133,18 @@ public struct Preprocessor {
         output.append(token)
     }
 
+    /// Whether `token` passes through unchanged wherever text is active: not the end, not a
+    /// directive's `#`, and not an identifier that may name a macro.
+    @inline(__always)
+    private func isInert(_ token: Token) -> Bool {
+        switch token.kind {
+        case .endOfFile: return false
+        case .identifier: return macroLengthMask & Preprocessor.lengthBit(token.text) == 0
+        case .punctuator: return !(token.isAtLineStart && token.isPunctuator("#"))
+        default: return true
+        }
+    }
+
     /// group := { directive-line | text-line } — one file, with its own conditional stack.
     mutating func processFile(_ fileIndex: Int, depth: Int) {
         let tokens = lex(fileIndex)
@@ -155,9 +167,17 @@ public struct Preprocessor {
                     continue
                 }
                 if raw.kind != .identifier || macroLengthMask & Preprocessor.lengthBit(raw.text) == 0 {
-                    // Fast path: a token that cannot start an expansion.
-                    reader.cursor += 1
-                    emit(raw)
+                    // Fast path: a run of tokens that cannot start an expansion or a directive
+                    // goes to the output in one copy instead of one append per token.
+                    var end = reader.cursor + 1
+                    while end < tokens.count, isInert(tokens[end]) { end += 1 }
+                    if !stopped, output.count + (end - reader.cursor) <= limits.maxTokens {
+                        output.append(contentsOf: tokens[reader.cursor..<end])
+                        reader.cursor = end
+                    } else {
+                        reader.cursor += 1
+                        emit(raw)
+                    }
                     continue
                 }
             }
