@@ -1,63 +1,94 @@
 /// Block scoping for the locals of one function body.
 ///
-/// Lookups are O(1): every name maps to a stack of the bindings that currently shadow one
-/// another, and a log of declarations lets `pop()` undo exactly one block's declarations.
-/// (A chain of per-block dictionaries would make lookups linear in nesting depth.)
+/// The bindings are a stack in declaration order; closing a block pops its declarations.
+/// A lookup searches the stack from the top, comparing a name only with names of the same
+/// length — a function has a few dozen locals, and this costs less than hashing the name
+/// for a dictionary (one `[String: [Binding]]` with an array per name was 2 % of a median
+/// compile: docs/benchmarks.md, "thirty-sixth session"). Past `indexedFrom` bindings (a
+/// generated function with thousands of locals) the stack gets a dictionary from name to its
+/// positions, so lookups stay O(1) whatever the source.
 struct Scope {
-    struct Binding {
-        var variable: VariableID
-        /// Nesting level of the block that declared it (0 = the function's parameters and body).
-        var depth: Int
-    }
+    /// Bindings on the stack from which lookups go through `index`.
+    static let indexedFrom = 48
 
-    private var bindings: [String: [Binding]] = [:]
-    private var log: [String] = []
+    private var names: [String] = []
+    private var variables: [VariableID] = []
+    /// Nesting level of the block that declared each binding (0: the function's parameters and body).
+    private var depths: [Int] = []
+    /// Stack height at each open block's start.
     private var marks: [Int] = []
+    /// Stack positions of each name, innermost last, once the stack has held `indexedFrom` bindings.
+    private var index: [String: [Int]]?
 
     /// Nesting level of the innermost open block.
     var depth: Int { marks.count }
 
     /// Opens a block.
     mutating func push() {
-        marks.append(log.count)
+        marks.append(names.count)
     }
 
     /// Closes the innermost block, forgetting its declarations.
     mutating func pop() {
         guard let mark = marks.popLast() else { return }
-        while log.count > mark {
-            let name = log.removeLast()
-            bindings[name]?.removeLast()
+        while names.count > mark {
+            let name = names.removeLast()
+            variables.removeLast()
+            depths.removeLast()
+            index?[name]?.removeLast()
         }
     }
 
     /// Forgets everything (between functions).
     mutating func reset() {
-        bindings.removeAll(keepingCapacity: true)
-        log.removeAll(keepingCapacity: true)
+        names.removeAll(keepingCapacity: true)
+        variables.removeAll(keepingCapacity: true)
+        depths.removeAll(keepingCapacity: true)
         marks.removeAll(keepingCapacity: true)
+        index = nil
     }
 
     /// Declares `name` in the innermost block. Returns the variable it would redeclare in
     /// that same block (a redefinition), or `nil`.
     @discardableResult
     mutating func declare(_ name: String, variable: VariableID) -> VariableID? {
-        let depth = self.depth
-        if let existing = bindings[name]?.last, existing.depth == depth {
-            return existing.variable
+        if let position = position(of: name), depths[position] == depth {
+            return variables[position]
         }
-        bindings[name, default: []].append(Binding(variable: variable, depth: depth))
-        log.append(name)
+        names.append(name)
+        variables.append(variable)
+        depths.append(depth)
+        if index != nil {
+            index![name, default: []].append(names.count - 1)
+        } else if names.count >= Self.indexedFrom {
+            var built: [String: [Int]] = [:]
+            for (position, name) in names.enumerated() { built[name, default: []].append(position) }
+            index = built
+        }
         return nil
     }
 
     /// The innermost visible variable called `name`.
     func lookup(_ name: String) -> VariableID? {
-        bindings[name]?.last?.variable
+        position(of: name).map { variables[$0] }
     }
 
-    /// Every name currently visible (for "did you mean" suggestions; not a hot path).
+    /// Stack position of the innermost binding of `name`.
+    private func position(of name: String) -> Int? {
+        if let index { return index[name]?.last }
+        let length = name.utf8.count
+        var position = names.count - 1
+        while position >= 0 {
+            if names[position].utf8.count == length && names[position] == name { return position }
+            position -= 1
+        }
+        return nil
+    }
+
+    /// Every name currently visible, in declaration order (for "did you mean" suggestions;
+    /// not a hot path).
     var visibleNames: [String] {
-        bindings.compactMap { $0.value.isEmpty ? nil : $0.key }
+        var seen: Set<String> = []
+        return names.filter { seen.insert($0).inserted }
     }
 }
