@@ -53,11 +53,10 @@ extension FunctionLowerer {
         state.frames.append(frame)
         state.currentLocation = 0
         state.locations.append(function.range.start)
-        // Sized for a typical entry up front: grown from empty, the two tables were rehashed
-        // about ten times a compile (1.4 % of a median file's instructions).
-        state.locationIndex.reserveCapacity(256)
+        // Sized for a typical entry up front: grown from empty, the table was rehashed
+        // several times a compile (docs/benchmarks.md).
         state.debugVariableIndex.reserveCapacity(64)
-        state.locationIndex[function.range.start.file << 32 | function.range.start.offset] = 0
+        _ = state.locationNumbering.number(of: function.range.start.file << 32 | function.range.start.offset)
 
         for p in function.parameters { try checkSize(p.type, p.range) }
         try checkSize(function.returnType, function.range)

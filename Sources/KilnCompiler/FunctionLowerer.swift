@@ -168,24 +168,12 @@ final class FunctionLowerer {
         return try body()
     }
 
-    /// The index of `location` in `state.locations`, added if new. Every expression lowered
-    /// asks, and an unrolled loop asks for the same few again and again: a direct-mapped
-    /// cache in front of the dictionary answers most without hashing (its entries are
-    /// copies of the dictionary's, and both are part of the state a rollback restores).
+    /// The index of `location` in `state.locations`, added if new (`LocationNumbering`; part
+    /// of the state a rollback restores).
     func locationNumber(_ location: SourceLocation) -> Int {
-        let key = location.file << 32 | location.offset
-        let slot = (key ^ key >> 32) & (LoweringState.locationCacheSize - 1)
-        if state.locationCache[slot].key == key { return state.locationCache[slot].index }
-        let index: Int
-        if let known = state.locationIndex[key] {
-            index = known
-        } else {
-            state.locations.append(location)
-            index = state.locations.count - 1
-            state.locationIndex[key] = index
-        }
-        state.locationCache[slot] = (key, index)
-        return index
+        let (number, isNew) = state.locationNumbering.number(of: location.file << 32 | location.offset)
+        if isNew { state.locations.append(location) }
+        return number
     }
 
     // MARK: - Emission

@@ -159,10 +159,7 @@ struct LoweringState {
     var watchedHomes: [Set<VirtualRegister>] = []
     var locations: [SourceLocation] = []
     /// `file << 32 | offset` → index into `locations`.
-    var locationIndex: [Int: Int] = [:]
-    /// Recent `locationIndex` entries by key bits (`FunctionLowerer.locationNumber`); key -1: empty.
-    var locationCache = [(key: Int, index: Int)](repeating: (-1, 0), count: LoweringState.locationCacheSize)
-    static let locationCacheSize = 256
+    var locationNumbering = LocationNumbering()
     var currentLocation = 0
     var usedTextureSlots: Set<UInt32> = []
     var usedBufferSlots: Set<UInt32> = []
