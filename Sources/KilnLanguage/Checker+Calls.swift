@@ -252,44 +252,42 @@ extension Checker {
             }
             return nil
         }
-        let chosen: CallCandidate
-        if let index = bestUser {
-            let signature = signatures[index]
-            chosen = CallCandidate(target: .user(index), parameters: signature.parameterTypes, references: signature.mutableReferences,
-                                   defaults: signature.defaults, result: signature.returnType, noteRange: signature.nameRange, name: name)
-        } else if let index = bestBuiltin {
-            let overload = builtins[index]
-            chosen = CallCandidate(target: .builtin(overload), parameters: overload.parameters, references: overload.referenceParameters,
-                                   defaults: overload.noDefaults, result: overload.result, noteRange: nil, name: name)
-        } else {
+        /// The arguments converted to the chosen signature's parameters, defaults appended.
+        func convertedArguments(_ parameters: [KType], _ references: [Bool], _ defaults: [TypedExpression?]) -> [TypedExpression]? {
+            var values: [TypedExpression] = []
+            values.reserveCapacity(parameters.count)
+            for (index, parameter) in parameters.enumerated() {
+                if index < arguments.count {
+                    if references[index] {
+                        values.append(arguments[index])
+                    } else {
+                        guard let converted = implicitlyConvert(arguments[index], to: parameter, context: .argument(index, name)) else { return nil }
+                        values.append(converted)
+                    }
+                } else if let value = defaults[index] {
+                    values.append(value)
+                }
+            }
+            return values
+        }
+        // The winner's fields are read where they are, not copied into a `CallCandidate`
+        // (seven references retained and released per call).
+        if bestUser == nil, let index = bestBuiltin {
+            guard let values = convertedArguments(builtins[index].parameters, builtins[index].referenceParameters,
+                                                  builtins[index].noDefaults) else { return nil }
+            return TypedExpression(.builtin(builtins[index].builtin, values), type: builtins[index].result, range: range)
+        }
+        guard let index = bestUser else { return nil }
+        guard let values = convertedArguments(signatures[index].parameterTypes, signatures[index].mutableReferences,
+                                              signatures[index].defaults) else { return nil }
+        let signature = signatures[index]
+        guard let callee = signature.functionID else {
+            error("function '\(name)' is declared but never defined", at: nameRange,
+                  notes: [.init(message: "declared here", range: signature.nameRange)])
             return nil
         }
-        var values: [TypedExpression] = []
-        for (index, parameter) in chosen.parameters.enumerated() {
-            if index < arguments.count {
-                if chosen.references[index] {
-                    values.append(arguments[index])
-                } else {
-                    guard let converted = implicitlyConvert(arguments[index], to: parameter, context: .argument(index, name)) else { return nil }
-                    values.append(converted)
-                }
-            } else if let value = chosen.defaults[index] {
-                values.append(value)
-            }
-        }
-        switch chosen.target {
-        case .builtin(let overload):
-            return TypedExpression(.builtin(overload.builtin, values), type: chosen.result, range: range)
-        case .user(let index):
-            let signature = signatures[index]
-            guard let callee = signature.functionID else {
-                error("function '\(name)' is declared but never defined", at: nameRange,
-                      notes: [.init(message: "declared here", range: signature.nameRange)])
-                return nil
-            }
-            guard noteCall(to: callee, name: name, at: nameRange) else { return nil }
-            return TypedExpression(.call(callee, values), type: chosen.result, range: range)
-        }
+        guard noteCall(to: callee, name: name, at: nameRange) else { return nil }
+        return TypedExpression(.call(callee, values), type: signature.returnType, range: range)
     }
 
     /// Records a call edge and reports recursion at the call that closes a cycle.
