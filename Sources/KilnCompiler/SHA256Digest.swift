@@ -20,7 +20,8 @@ public enum SHA256Digest {
     /// check the portable rounds on CPUs that have them).
     static func hash(_ bytes: [UInt8], useCPUExtensions: Bool) -> [UInt8] {
         var state = initialState
-        var block = [UInt32](repeating: 0, count: 64)
+        // The message schedule of the portable rounds, made only if they run.
+        var block: [UInt32] = []
         let fullBlocks = bytes.count / 64
         /// Runs the compression function over `count` blocks at `input`.
         func blocks(_ input: UnsafeBufferPointer<UInt8>, count: Int) {
@@ -29,6 +30,7 @@ public enum SHA256Digest {
                state.withUnsafeMutableBufferPointer({ kiln_sha256_blocks($0.baseAddress, input.baseAddress, count) }) != 0 {
                 return
             }
+            if block.isEmpty { block = [UInt32](repeating: 0, count: 64) }
             for index in 0..<count {
                 compress(&state, UnsafeBufferPointer(rebasing: input[(index * 64)..<(index * 64 + 64)]), &block)
             }
@@ -36,14 +38,22 @@ public enum SHA256Digest {
         bytes.withUnsafeBufferPointer { blocks($0, count: fullBlocks) }
         // The tail: the last partial block, the 0x80 marker, zeros, and the length in bits
         // (big-endian) — one block, or two when fewer than 9 bytes are free after the tail.
-        var tail = Array(bytes[(fullBlocks * 64)...])
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        let bitCount = UInt64(bytes.count) &* 8
-        for shift in stride(from: 56, through: 0, by: -8) {
-            tail.append(UInt8(truncatingIfNeeded: bitCount >> UInt64(shift)))
+        // Written into a zeroed buffer of its final size, not appended byte by byte (the
+        // server hashes every edit's files).
+        let rest = bytes.count - fullBlocks * 64
+        let tailCount = rest < 56 ? 64 : 128
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: tailCount) { tail in
+            _ = tail.initialize(repeating: 0)
+            bytes.withUnsafeBufferPointer { source in
+                for index in 0..<rest { tail[index] = source[fullBlocks * 64 + index] }
+            }
+            tail[rest] = 0x80
+            let bitCount = UInt64(bytes.count) &* 8
+            for index in 0..<8 {
+                tail[tailCount - 1 - index] = UInt8(truncatingIfNeeded: bitCount >> UInt64(8 * index))
+            }
+            blocks(UnsafeBufferPointer(tail), count: tailCount / 64)
         }
-        tail.withUnsafeBufferPointer { blocks($0, count: $0.count / 64) }
         var digest = [UInt8]()
         digest.reserveCapacity(32)
         for word in state {
