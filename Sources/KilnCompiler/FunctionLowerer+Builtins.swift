@@ -17,7 +17,7 @@ extension FunctionLowerer {
         }
         let values = try arguments.map { try value($0) }
         let kind = arguments.first?.type.scalarKind ?? .float
-        let width = values.map(\.count).max() ?? 1
+        let width = values.map { $0.count }.max() ?? 1
         /// Argument `i`, component `j` (scalars broadcast).
         func v(_ i: Int, _ j: Int) -> VirtualRegister { values[i].count == 1 ? values[i][0] : values[i][j] }
         func each(_ body: (Int) -> VirtualRegister) -> [VirtualRegister] { (0..<width).map(body) }

@@ -54,7 +54,7 @@ struct RegisterAllocator {
         }
         // Local copies: in a debug build each `state.units[unit]` here copied the whole
         // lowering state, seconds for a function of a thousand loops.
-        let isPrologue = state.units.map(\.isPrologue), isGroup = state.units.map { $0.size > 1 }
+        let isPrologue = state.units.map { $0.isPrologue }, isGroup = state.units.map { $0.size > 1 }
         func isCarried(_ unit: Int) -> Bool {
             definitions[unit] > 1 || isGroup[unit] || firstRead[unit] <= firstDefinition[unit]
         }
@@ -77,7 +77,7 @@ struct RegisterAllocator {
                 }
             }
         }
-        var placement = Placement(unitCount: unitCount, sizes: state.units.map(\.size))
+        var placement = Placement(unitCount: unitCount, sizes: state.units.map { $0.size })
         let occurring = (0..<unitCount).filter { end[$0] >= 0 }
         let prologueUnits = occurring.filter { state.units[$0].isPrologue }.sorted { (start[$0], $0) < (start[$1], $1) }
         placement.place(prologueUnits, floor: 0, start: start, end: end)

@@ -194,7 +194,7 @@ extension Checker {
         // The argument types once, not once per candidate; candidates by index, not copied
         // (a copy of a `BuiltinOverload` retains and releases its three arrays, and `max`
         // has 28 overloads).
-        let types = arguments.map(\.type)
+        let types = arguments.map { $0.type }
         var anyVisible = false
         for index in users where signatures[index].order <= visible {
             anyVisible = true
