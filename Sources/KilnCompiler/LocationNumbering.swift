@@ -18,10 +18,7 @@ struct LocationNumbering {
         slots = Array(repeating: 0, count: size)
     }
 
-    /// How many locations have numbers.
-    var count: Int { keys.count }
-
-    /// The number of `key`, and whether it was new (numbered `count` before the call).
+    /// The number of `key`, and whether it was new (then it is the next number in order).
     mutating func number(of key: Int) -> (number: Int, isNew: Bool) {
         let mask = slots.count - 1
         var slot = Self.hash(key) & mask

@@ -207,18 +207,20 @@ extension Checker {
         // Builtins by their shape codes when the arguments have them (scalars and vectors:
         // nearly every call), through the buffer so reading a candidate retains nothing.
         let argumentShapes = ScalarShapeCode.signature(of: types)
-        ScalarShapeCode.withCostTable { table in builtins.withUnsafeBufferPointer { candidates in
-            for index in candidates.indices {
-                let cost: (Int, Int)?
-                if let argumentShapes, let shapes = candidates[index].shapes {
-                    cost = shapes.count == argumentShapes.count ? table.rank(argumentShapes, shapes) : nil
-                } else {
-                    cost = rank(arguments, types, candidates[index].parameters, candidates[index].referenceParameters,
-                                required: candidates[index].parameters.count)
+        ScalarShapeCode.withCostTable { table in
+            builtins.withUnsafeBufferPointer { candidates in
+                for index in candidates.indices {
+                    let cost: (Int, Int)?
+                    if let argumentShapes, let shapes = candidates[index].shapes {
+                        cost = shapes.count == argumentShapes.count ? table.rank(argumentShapes, shapes) : nil
+                    } else {
+                        cost = rank(arguments, types, candidates[index].parameters, candidates[index].referenceParameters,
+                                    required: candidates[index].parameters.count)
+                    }
+                    if let cost { consider(cost, user: nil, builtin: index) }
                 }
-                if let cost { consider(cost, user: nil, builtin: index) }
             }
-        } }
+        }
         if !anyVisible && builtins.isEmpty {
             if poisonedNames.contains(name) { return nil }
             if !current.isFunction, overloads[name] != nil {

@@ -53,47 +53,48 @@ public struct Lexer {
         // released the array, twice per identifier (its text and its word flags).
         let source = bytes
         return source.withUnsafeBufferPointer { source in
-        while true {
-            skipTrivia()
-            let start = location
-            guard position < bytes.count else {
-                tokens.append(Token(kind: .endOfFile, text: "", range: SourceRange(at: start), isAtLineStart: true))
-                return tokens
-            }
-            if tokens.count >= maxTokens {
-                diagnostics.append(.error("too many tokens (limit maxTokens = \(maxTokens))", at: SourceRange(at: start)))
-                tokens.append(Token(kind: .endOfFile, text: "", range: SourceRange(at: start), isAtLineStart: true))
-                return tokens
-            }
-            guard var kind = scanToken() else { continue }
-            let end = location
-            let spelling = UnsafeBufferPointer(rebasing: source[start.offset..<end.offset])
-            let text = kind == .punctuator && spelling.count == 1
-                ? Lexer.spelling(ofPunctuator: spelling[0])
-                : String(decoding: spelling, as: UTF8.self)
-            let range = SourceRange(start: start, end: end)
-            var wordFlags: UInt8 = 0
-            if kind == .identifier {
-                wordFlags = WordTable.shared.flags(of: spelling)
-            } else if kind == .integerLiteral || kind == .floatLiteral {
-                switch NumericLiteral.parse(text) {
-                case .invalid(let message): diagnostics.append(.error(message, at: range))
-                case .integer: kind = .integerLiteral
-                case .float: kind = .floatLiteral
+            while true {
+                skipTrivia()
+                let start = location
+                guard position < bytes.count else {
+                    tokens.append(Token(kind: .endOfFile, text: "", range: SourceRange(at: start), isAtLineStart: true))
+                    return tokens
                 }
+                if tokens.count >= maxTokens {
+                    diagnostics.append(.error("too many tokens (limit maxTokens = \(maxTokens))", at: SourceRange(at: start)))
+                    tokens.append(Token(kind: .endOfFile, text: "", range: SourceRange(at: start), isAtLineStart: true))
+                    return tokens
+                }
+                guard var kind = scanToken() else { continue }
+                let end = location
+                let spelling = UnsafeBufferPointer(rebasing: source[start.offset..<end.offset])
+                let text = kind == .punctuator && spelling.count == 1
+                    ? Lexer.spelling(ofPunctuator: spelling[0])
+                    : String(decoding: spelling, as: UTF8.self)
+                let range = SourceRange(start: start, end: end)
+                var wordFlags: UInt8 = 0
+                if kind == .identifier {
+                    wordFlags = WordTable.shared.flags(of: spelling)
+                } else if kind == .integerLiteral || kind == .floatLiteral {
+                    switch NumericLiteral.parse(text) {
+                    case .invalid(let message): diagnostics.append(.error(message, at: range))
+                    case .integer: kind = .integerLiteral
+                    case .float: kind = .floatLiteral
+                    }
+                }
+                var annex: Token.Annex? = nil
+                if !pendingDocumentation.isEmpty {
+                    annex = Token.annex(documentation: pendingDocumentation, expansion: nil)
+                    pendingDocumentation = []
+                }
+                // Appended as built (a `var token` appended afterwards was copied in and then
+                // destroyed). The optimizer still copies each token once; docs/benchmarks.md,
+                // "thirty-sixth session", says what was tried and what would remove it.
+                tokens.append(Token(kind: kind, text: text, range: range, isAtLineStart: atLineStart,
+                                    hasLeadingSpace: leadingSpace, annex: annex, wordFlags: wordFlags))
+                atLineStart = false
+                leadingSpace = false
             }
-            var annex: Token.Annex? = nil
-            if !pendingDocumentation.isEmpty {
-                annex = Token.annex(documentation: pendingDocumentation, expansion: nil)
-                pendingDocumentation = []
-            }
-            // Built in place in the array (a `var token` appended afterwards was copied in and
-            // then destroyed: two passes over its references per token).
-            tokens.append(Token(kind: kind, text: text, range: range, isAtLineStart: atLineStart,
-                                hasLeadingSpace: leadingSpace, annex: annex, wordFlags: wordFlags))
-            atLineStart = false
-            leadingSpace = false
-        }
         }
     }
 

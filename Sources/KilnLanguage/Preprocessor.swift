@@ -166,7 +166,7 @@ public struct Preprocessor {
                     reader.cursor += 1
                     continue
                 }
-                if raw.kind != .identifier || macroLengthMask & Preprocessor.lengthBit(raw.text) == 0 {
+                if isInert(raw) {
                     // Fast path: a run of tokens that cannot start an expansion or a directive
                     // goes to the output in one copy instead of one append per token.
                     var end = reader.cursor + 1

@@ -6,11 +6,11 @@
 /// `max(a, 1.0)` ranks 28 overloads, and overload ranking was a quarter of checking a
 /// median shader (docs/benchmarks.md, "thirty-sixth session"). The codes cover exactly the
 /// types whose conversion cost depends on the two types alone (scalars and 2…4-vectors),
-/// and `cost` is `Checker.conversionCost` itself, tabulated once, so both rankings give the
-/// same answer; any other type falls back to ranking on `KType`s.
+/// and `CostTable` is `Checker.conversionCost` itself, tabulated once, so both rankings give
+/// the same answer; any other type falls back to ranking on `KType`s.
 enum ScalarShapeCode {
     /// Up to `Signature.maxCount` codes, one byte each, first parameter lowest, and the count.
-    struct Signature: Equatable, Sendable {
+    struct Signature: Sendable {
         static let maxCount = 4
         var codes: UInt32
         var count: Int
