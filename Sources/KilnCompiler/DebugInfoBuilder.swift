@@ -93,8 +93,13 @@ struct DebugInfoBuilder {
             if register >= 0 { valueIndex[register] = result.map(Int64.init) ?? none }
             return result
         }
-        // Markers, each attached to the next real instruction.
+        // Markers, each attached to the next real instruction. Every marker makes at most one
+        // event: room for all of them up front instead of growing `events` one at a time.
+        // (Grown at least twofold: a library of many functions is not copied once per function.)
+        let events = info.events.count + state.debugEvents.count
+        if info.events.capacity < events { info.events.reserveCapacity(max(events, 2 * info.events.capacity)) }
         var pending: [(event: Int, fallthroughOnly: Bool)] = []
+        pending.reserveCapacity(8)
         func flush(at address: Int) {
             for (event, fallthroughOnly) in pending {
                 guard let kind = convert(state.debugEvents[event].kind) else { continue }

@@ -48,7 +48,7 @@ extension FunctionLowerer {
         let kind = FunctionKind(entry.kind)
         var frame = Frame(function: entry.function, entryMask: .all, divergentDepth: 0, endLabel: newLabel(), isEntry: true)
         frame.variables = Array(repeating: nil, count: function.variables.count)
-        frame.pinned = StatementScanner.dynamicallyIndexedVariables(function.body)
+        frame.pinned = StatementScanner.dynamicallyIndexedVariables(of: function)
         frame.activation = newActivation(entry.function, at: function.range.start)
         state.frames.append(frame)
         state.currentLocation = 0

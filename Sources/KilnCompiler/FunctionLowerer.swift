@@ -67,6 +67,7 @@ final class FunctionLowerer {
         self.program = program
         self.entry = entry
         self.maxComponents = maxRegisters
+        state.reserveTypicalCapacity()
         state.constants = constants
         if let constantIndex {
             state.constantIndex = constantIndex
@@ -107,8 +108,8 @@ final class FunctionLowerer {
 
     func facts(of function: FunctionID) -> CalleeFacts {
         if let known = calleeFacts[function] { return known }
-        let body = program.functions[function].body
-        let facts = (StatementScanner.dynamicallyIndexedVariables(body), StatementScanner.hasSingleFinalReturn(body))
+        let facts = (StatementScanner.dynamicallyIndexedVariables(of: program.functions[function]),
+                     StatementScanner.hasSingleFinalReturn(program.functions[function].body))
         calleeFacts[function] = facts
         return facts
     }

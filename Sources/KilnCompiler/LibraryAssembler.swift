@@ -22,6 +22,11 @@ struct LibraryAssembler {
     var hoistsInvariants = true
 
     /// Appends a lowered function; returns a diagnostic when it exceeds a library limit.
+    /// Room for `count` elements in `array`, growing it geometrically.
+    private static func reserve<Element>(_ count: Int, in array: inout [Element]) {
+        if array.capacity < count { array.reserveCapacity(max(count, 2 * array.capacity)) }
+    }
+
     mutating func append(_ lowered: consuming LoweredFunction) -> Diagnostic? {
         // The state moved out, not copied: a copy shares its arrays, and the passes' first
         // write to each would copy the whole array.
@@ -68,12 +73,24 @@ struct LibraryAssembler {
         }
         let prologueStart = code.count
         let prologueEnd = prologueStart + state.prologue.count + 1
-        var labelAddress: [Int: Int] = [:]
+        // Labels are numbered densely from 0 (`FunctionLowerer.newLabel`): their addresses in
+        // an array, not a dictionary (-1: not placed).
+        var labelAddress = [Int](repeating: -1, count: state.labelCount)
         var address = prologueEnd
         for instruction in state.body {
-            if instruction.isLabel { labelAddress[Int(instruction.imm)] = address } else if !instruction.isDebug { address += 1 }
+            if instruction.isLabel {
+                let label = Int(instruction.imm)
+                if label >= labelAddress.count { labelAddress += repeatElement(-1, count: label + 1 - labelAddress.count) }
+                labelAddress[label] = address
+            } else if !instruction.isDebug {
+                address += 1
+            }
         }
         let bodyEnd = address + 1
+        func jumpTarget(_ label: UInt32) -> UInt32 {
+            let label = Int(label)
+            return UInt32(label < labelAddress.count && labelAddress[label] >= 0 ? labelAddress[label] : bodyEnd - 1)
+        }
         if bodyEnd > limits.maxInstructions {
             return .error("the library needs \(bodyEnd) instructions, more than the limit of \(limits.maxInstructions) (LibraryLimits.maxInstructions)", at: lowered.range)
         }
@@ -125,13 +142,18 @@ struct LibraryAssembler {
             case .loadBuffer:
                 out.a = physical(instruction.a); out.b = physical(instruction.b); out.imm = instruction.imm
             case .jump:
-                out.imm = UInt32(labelAddress[Int(instruction.imm)] ?? bodyEnd - 1)
+                out.imm = jumpTarget(instruction.imm)
             case .conditionalJump:
                 out.a = physical(instruction.a)
-                out.imm = UInt32(labelAddress[Int(instruction.imm)] ?? bodyEnd - 1)
+                out.imm = jumpTarget(instruction.imm)
             }
             code.append(out)
         }
+        // The function's code is exactly `bodyEnd - prologueStart` instructions, and each
+        // makes at most one location entry: room for both up front (at least doubling, so
+        // a library of many functions is not copied once per function).
+        Self.reserve(bodyEnd, in: &code)
+        Self.reserve(debugLocations.count + bodyEnd - prologueStart, in: &debugLocations)
         var prologueAddress: [Int] = []
         prologueAddress.reserveCapacity(state.prologue.count)
         for instruction in state.prologue {

@@ -171,6 +171,25 @@ struct LoweringState {
     /// `activation << 32 | VariableID` → index into `debugVariables`.
     var debugVariableIndex: [Int: Int] = [:]
     var loopCount = 0
+
+    /// Room for a typical entry point's instructions, registers and source locations (a
+    /// median example shader: ~100–300 virtual registers and body instructions). Grown one
+    /// append at a time from empty, these arrays were reallocated 6–9 times each, ~1 % of a
+    /// median compile (docs/benchmarks.md, "thirty-seventh session"); a larger function
+    /// grows past this as before.
+    mutating func reserveTypicalCapacity() {
+        prologue.reserveCapacity(64)
+        body.reserveCapacity(256)
+        let registers = 256
+        registerUnit.reserveCapacity(registers)
+        registerOffset.reserveCapacity(registers)
+        units.reserveCapacity(registers)
+        isUniform.reserveCapacity(registers)
+        isHome.reserveCapacity(registers)
+        knownConstant.reserveCapacity(registers)
+        locations.reserveCapacity(128)
+        debugEvents.reserveCapacity(128)
+    }
 }
 
 /// The lowering state as it was, to roll back to (a loop tried as uniform that needs masks,

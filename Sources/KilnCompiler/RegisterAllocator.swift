@@ -25,15 +25,22 @@ struct RegisterAllocator {
             instruction.forEachRead { intervals.read($0, position) }
             if let register = instruction.writes { intervals.define(register, position) }
         }
-        var labelPosition: [Int: Int] = [:]
+        // Labels are numbered densely from 0: positions in an array (-1: not yet seen).
+        var labelPosition = [Int](repeating: -1, count: state.labelCount)
         var backEdges: [(head: Int, edge: Int)] = []
         for (index, instruction) in state.body.enumerated() {
             let position = prologueCount + 1 + index
-            if instruction.isLabel { labelPosition[Int(instruction.imm)] = position; continue }
+            if instruction.isLabel {
+                let label = Int(instruction.imm)
+                if label >= labelPosition.count { labelPosition += repeatElement(-1, count: label + 1 - labelPosition.count) }
+                labelPosition[label] = position
+                continue
+            }
             instruction.forEachRead { intervals.read($0, position) }
             if let register = instruction.writes { intervals.define(register, position) }
-            if instruction.isJump, let head = labelPosition[Int(instruction.imm)], head < position {
-                backEdges.append((head, position))
+            if instruction.isJump, Int(instruction.imm) < labelPosition.count {
+                let head = labelPosition[Int(instruction.imm)]
+                if head >= 0, head < position { backEdges.append((head, position)) }
             }
         }
         var (start, end) = (intervals.start, intervals.end)
@@ -78,12 +85,19 @@ struct RegisterAllocator {
             }
         }
         var placement = Placement(unitCount: unitCount, sizes: state.units.map { $0.size })
-        let occurring = (0..<unitCount).filter { end[$0] >= 0 }
-        let prologueUnits = occurring.filter { state.units[$0].isPrologue }.sorted { (start[$0], $0) < (start[$1], $1) }
+        // The units that occur, prologue and body apart, in one pass into arrays sized up
+        // front (three `filter`s grew three arrays an element at a time).
+        var prologueUnits: [Int] = [], bodyUnits: [Int] = []
+        prologueUnits.reserveCapacity(unitCount)
+        bodyUnits.reserveCapacity(unitCount)
+        for unit in 0..<unitCount where end[unit] >= 0 {
+            if isPrologue[unit] { prologueUnits.append(unit) } else { bodyUnits.append(unit) }
+        }
+        prologueUnits.sort { (start[$0], $0) < (start[$1], $1) }
         placement.place(prologueUnits, floor: 0, start: start, end: end)
         let uniformCount = placement.highest
         placement.inUse = RegisterBits()
-        let bodyUnits = occurring.filter { !state.units[$0].isPrologue }.sorted { (start[$0], $0) < (start[$1], $1) }
+        bodyUnits.sort { (start[$0], $0) < (start[$1], $1) }
         placement.place(bodyUnits, floor: uniformCount, start: start, end: end)
         self.base = placement.base
         self.end = end
@@ -225,6 +239,7 @@ struct RegisterAllocator {
 
         mutating func place(_ units: [Int], floor: Int, start: [Int], end: [Int]) {
             var active: [(end: Int, unit: Int)] = []
+            active.reserveCapacity(min(units.count, 64))
             for unit in units {
                 while let last = active.last, last.end < start[unit] {
                     inUse.clear(base[last.unit], count: sizes[last.unit])

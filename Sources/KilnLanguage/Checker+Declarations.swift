@@ -516,6 +516,7 @@ extension Checker {
             }
         }
         var parameters: [ResolvedParameter] = []
+        parameters.reserveCapacity(declaration.parameters.count)
         for parameter in declaration.parameters {
             guard let resolved = resolveParameter(parameter) else { ok = false; continue }
             parameters.append(resolved)
@@ -531,6 +532,7 @@ extension Checker {
 
         // Default arguments: converted now (program scope), filled in at calls.
         var defaults: [TypedExpression?] = []
+        defaults.reserveCapacity(parameters.count)
         var sawDefault = false
         for parameter in parameters {
             if let value = parameter.declaration.defaultValue {
