@@ -35,7 +35,7 @@ struct LibraryAssembler {
         let roots = lowered.outputs.flatMap { output in
             (0..<output.slot.type.componentCount).map { output.first + $0 }
         } + (lowered.discardRegister.map { [$0] } ?? [])
-        let inputRegisters = lowered.inputs.map(\.first)
+        let inputRegisters = lowered.inputs.map { $0.first }
         if optimize {
             DeadCodeEliminator.run(&state, roots: roots + inputRegisters)
             CopyCoalescer.run(&state)

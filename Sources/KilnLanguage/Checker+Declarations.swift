@@ -546,7 +546,7 @@ extension Checker {
             }
         }
 
-        let types = parameters.map(\.type)
+        let types = parameters.map { $0.type }
         let mutableReferences = parameters.map { $0.isReference && !$0.isConst }
         var signatureIndex: Int
         let position: Int
