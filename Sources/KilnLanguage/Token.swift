@@ -195,12 +195,12 @@ public enum NumericLiteral: Equatable, Sendable {
         let suffixBytes = UnsafeBufferPointer(rebasing: bytes[index...])
         // The suffix as written (for messages) and lowercased; almost always "" or one letter.
         var suffix: String { String(decoding: suffixBytes, as: UTF8.self) }
-        let lowerSuffix = suffixBytes.isEmpty ? "" : suffix.lowercased()
+        let lowerSuffix = suffixBytes.isEmpty ? "" : lowercased(suffixBytes) ?? suffix.lowercased()
         if isFloat || lowerSuffix == "h" {
             guard lowerSuffix == "" || lowerSuffix == "f" || lowerSuffix == "h" else {
                 return .invalid("invalid suffix '\(suffix)' on floating constant")
             }
-            guard let value = Double(String(decoding: body, as: UTF8.self)) else {
+            guard let value = exactDecimal(body) ?? Double(String(decoding: body, as: UTF8.self)) else {
                 return .invalid("invalid floating constant '\(text)'")
             }
             guard value.isFinite else { return .invalid("magnitude of floating-point constant too large") }
@@ -257,6 +257,79 @@ public enum NumericLiteral: Equatable, Sendable {
         }
         if overflow { return .invalid("integer literal is too large to be represented in any integer type") }
         return .integer(value, suffix: normalized)
+    }
+
+    /// The one-letter suffixes literals carry (`f`, `h`, `u`, `l`) lowercased without
+    /// Unicode case mapping (`String.lowercased()` was a third of evaluating `1.0f`); nil for
+    /// any other suffix.
+    private static func lowercased(_ suffix: UnsafeBufferPointer<UInt8>) -> String? {
+        guard suffix.count == 1 else { return nil }
+        switch suffix[0] | 0x20 {
+        case UInt8(ascii: "f"): return "f"
+        case UInt8(ascii: "h"): return "h"
+        case UInt8(ascii: "u"): return "u"
+        case UInt8(ascii: "l"): return "l"
+        default: return nil
+        }
+    }
+
+    /// Powers of ten a `Double` holds exactly (10²² < 2⁷⁶ needs only 53 significant bits).
+    private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
+        var power = 1.0
+        for _ in 0..<exponent { power *= 10 }
+        return power
+    }
+
+    /// The value of a decimal floating body (`digits [. digits] [e [+-] digits]`) when
+    /// one IEEE operation gives it exactly rounded, nil otherwise (the caller then asks
+    /// `strtod`). The digits as an integer below 2⁵³ and a power of ten up to 10²² are both
+    /// exact doubles, so `m × 10ᵏ` or `m ÷ 10ᵏ` is a single correctly rounded operation:
+    /// the same bits `strtod` returns (Clinger's fast path). Nearly every literal in a
+    /// shader (`0.5`, `2.0`, `1e-3`, `43758.5453`) takes it; `strtod` was half of
+    /// evaluating a literal.
+    static func exactDecimal(_ body: UnsafeBufferPointer<UInt8>) -> Double? {
+        var mantissa: UInt64 = 0
+        var digits = 0, fractionDigits = 0, index = 0
+        var inFraction = false, sawDigit = false
+        while index < body.count {
+            let c = body[index]
+            if c == UInt8(ascii: ".") {
+                inFraction = true
+            } else if isDigit(c) {
+                sawDigit = true
+                // Leading zeros are not significant digits.
+                if mantissa != 0 || c != UInt8(ascii: "0") { digits += 1 }
+                guard digits <= 15 else { return nil }
+                mantissa = mantissa * 10 + UInt64(c - UInt8(ascii: "0"))
+                if inFraction { fractionDigits += 1 }
+            } else {
+                break
+            }
+            index += 1
+        }
+        guard sawDigit else { return nil }
+        var exponent = 0
+        if index < body.count {
+            // `e`, a sign, digits (the caller checked there is at least one).
+            index += 1
+            var negative = false
+            if index < body.count, body[index] == UInt8(ascii: "+") || body[index] == UInt8(ascii: "-") {
+                negative = body[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            while index < body.count {
+                guard exponent < 1000 else { return nil }
+                exponent = exponent * 10 + Int(body[index] - UInt8(ascii: "0"))
+                index += 1
+            }
+            if negative { exponent = -exponent }
+        }
+        let scale = exponent - fractionDigits
+        // 15 digits: below 10¹⁵ < 2⁵³, exact as a double.
+        let value = Double(mantissa)
+        if scale >= 0 && scale <= 22 { return value * exactPowersOfTen[scale] }
+        if scale < 0 && scale >= -22 { return value / exactPowersOfTen[-scale] }
+        return nil
     }
 
     /// "" / "u" for the C integer suffixes (`u`, `l`, `ul`, `ll`, `ull`, …), `nil` otherwise.

@@ -47,6 +47,43 @@ private func spellings(_ text: String) -> [String] {
         #expect(tokens[0].text == text)
     }
 
+    /// Decimal floating literals take an exact fast path (`NumericLiteral.exactDecimal`):
+    /// over 300 000 random spellings — short and long mantissas, leading and trailing zeros,
+    /// exponents near the path's ±22 edge and far past it — the value has the same bits as
+    /// `strtod`'s (`Double(String)`).
+    @Test func decimalFloatsMatchStrtodBitForBit() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            // SplitMix64: the same spellings on every run.
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+        func digits(_ count: Int) -> String {
+            String((0..<count).map { _ in Character(String(next(10))) })
+        }
+        var mismatches: [String] = []
+        for _ in 0..<300_000 {
+            var body = digits(1 + next(next(2) == 0 ? 8 : 20))
+            if next(4) != 0 { body += "." + digits(next(next(2) == 0 ? 6 : 18)) }
+            if next(3) == 0 {
+                let exponent = next(2) == 0 ? next(30) : next(400)
+                body += ["e", "E", "e-", "e+", "E-"][next(5)] + String(exponent)
+            }
+            if !body.contains(".") && !body.lowercased().contains("e") { body += ".0" }
+            guard let expected = Double(body) else { continue }
+            let text = body + ["", "f", "F", "h"][next(4)]
+            switch NumericLiteral.parse(text) {
+            case .float(let value, _) where value.bitPattern == expected.bitPattern: break
+            case .invalid where !expected.isFinite: break
+            default: mismatches.append(text)
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+    }
+
     @Test(arguments: [
         ("18446744073709551616", "too large"),
         ("99999999999999999999999999999999", "too large"),
