@@ -41,8 +41,8 @@ extension Checker {
         for problem in parsed.problems {
             warning(problem, at: declaration.nameRange)
         }
-        var docs: [ArgumentDoc] = []
         let userArguments = parsed.docs.isEmpty ? [] : Set(function.parameters.dropFirst(firstUserArgument).map { $0.name })
+        var docs: [ArgumentDoc] = []
         for doc in parsed.docs {
             if userArguments.contains(doc.name) {
                 docs.append(doc)

@@ -273,7 +273,7 @@ public enum NumericLiteral: Equatable, Sendable {
         }
     }
 
-    /// Powers of ten a `Double` holds exactly (10²² < 2⁷⁶ needs only 53 significant bits).
+    /// Powers of ten a `Double` holds exactly: 10ᵏ = 2ᵏ · 5ᵏ, and 5ᵏ fits in 53 bits up to k = 22.
     private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
         var power = 1.0
         for _ in 0..<exponent { power *= 10 }
