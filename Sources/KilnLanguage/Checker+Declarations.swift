@@ -49,16 +49,16 @@ extension Checker {
     /// (callers handle indirection). Reports unknown or unsupported types.
     func resolveType(_ name: TypeName) -> KType? {
         var path = name.path[...]
-        while path.count > 1, path.first == "metal" || path.first == "simd" { path = path.dropFirst() }
+        while path.count > 1, sameSpelling(path.first!, "metal") || sameSpelling(path.first!, "simd") { path = path.dropFirst() }
         let base = path.last ?? ""
-        if path.count > 1, path.first == "SwiftUI" {
+        if path.count > 1, sameSpelling(path.first!, "SwiftUI") {
             guard base == "Layer" else {
                 error("no type named '\(base)' in namespace 'SwiftUI'", at: name.range)
                 return nil
             }
             return .layer
         }
-        switch base {
+        switch Spelling(base) {
         case "Layer" where path.count == 1:
             return .layer
         case "texture2d":

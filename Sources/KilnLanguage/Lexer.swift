@@ -68,9 +68,13 @@ public struct Lexer {
                 guard var kind = scanToken() else { continue }
                 let end = location
                 let spelling = UnsafeBufferPointer(rebasing: source[start.offset..<end.offset])
+                // Identifiers, numbers and punctuators are ASCII (anything else was reported
+                // and skipped); only quoted literals may hold other bytes.
                 let text = kind == .punctuator && spelling.count == 1
                     ? Lexer.spelling(ofPunctuator: spelling[0])
-                    : String(decoding: spelling, as: UTF8.self)
+                    : spelling.count <= 15 && (kind == .identifier || kind == .integerLiteral || kind == .punctuator)
+                        ? smallASCIIString(spelling)
+                        : String(decoding: spelling, as: UTF8.self)
                 let range = SourceRange(start: start, end: end)
                 var wordFlags: UInt8 = 0
                 if kind == .identifier {

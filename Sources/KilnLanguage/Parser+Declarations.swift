@@ -24,7 +24,7 @@ extension Parser {
             return
         }
         if token.kind == .identifier {
-            switch token.text {
+            switch Spelling(token.text) {
             case "using":
                 declarations.append(try parseUsing())
                 return
@@ -291,7 +291,7 @@ extension Parser {
                 continue
             }
             guard token.kind == .identifier else { break }
-            switch token.text {
+            switch Spelling(token.text) {
             case "static", "inline", "METAL_FUNC", "__inline__", "__always_inline":
                 advance()
             case "constexpr":

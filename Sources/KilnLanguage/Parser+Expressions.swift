@@ -146,7 +146,7 @@ extension Parser {
     }
 
     static func prefixOperator(_ spelling: String) -> UnaryOperator? {
-        switch spelling {
+        switch Spelling(spelling) {
         case "+": return .plus
         case "-": return .minus
         case "!": return .logicalNot
@@ -184,7 +184,7 @@ extension Parser {
     mutating func parsePostfix() throws(Failure) -> Expression {
         var expression = try parsePrimary()
         while tokens[position].kind == .punctuator {
-            switch tokens[position].text {
+            switch Spelling(tokens[position].text) {
             case "(", "[", ".", "->", "++", "--":
                 expression = try parsePostfixOperation(expression)
                 try checkChainHeight(expression)
@@ -198,7 +198,7 @@ extension Parser {
     @inline(never)
     mutating func parsePostfixOperation(_ base: Expression) throws(Failure) -> Expression {
         let token = advance()
-        switch token.text {
+        switch Spelling(token.text) {
         case "(":
             let arguments = try parseArguments(open: token)
             return Expression(.call(callee: base, arguments: arguments), range: range(from: base.range.start))
@@ -326,7 +326,7 @@ extension Parser {
                 break
             }
         }
-        if (token.isBuiltinTypeName && Parser.genericTypeNames.contains(token.text)) || (token.text == "metal" && peek(1).isPunctuator("::")
+        if (token.isBuiltinTypeName && Parser.genericTypeNames.contains(token.text)) || (sameSpelling(token.text, "metal") && peek(1).isPunctuator("::")
                                                              && Parser.genericTypeNames.contains(peek(2).text)) {
             // `array<float, 3>(…)`: a constructor of a spelled generic type.
             if let end = typeEnd(at: position), end > position + 1, tokens[min(end, tokens.count - 1)].isPunctuator("(") {

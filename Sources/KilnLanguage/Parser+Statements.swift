@@ -40,7 +40,7 @@ extension Parser {
             return .empty(token.range)
         }
         if token.kind == .identifier, token.isReservedWord {
-            switch token.text {
+            switch Spelling(token.text) {
             case "if": return try parseIf()
             case "for": return try parseFor()
             case "while":
@@ -190,7 +190,7 @@ extension Parser {
     func looksLikeDeclaration() -> Bool {
         let token = current
         guard token.kind == .identifier else { return false }
-        switch token.isReservedWord ? token.text : "" {
+        switch Spelling(token.isReservedWord ? token.text : "") {
         case "const", "constexpr", "static", "constant", "device", "thread", "threadgroup", "volatile", "unsigned",
              "signed", "auto":
             return true

@@ -83,7 +83,8 @@ extension Parser {
         func token(_ i: Int) -> Token { tokens[min(i, tokens.count - 1)] }
         var sawQualifier = false
         while token(index).kind == .identifier,
-              token(index).text == "const" || token(index).text == "volatile" || AddressSpace.named(token(index).text) != nil {
+              sameSpelling(token(index).text, "const") || sameSpelling(token(index).text, "volatile")
+                || AddressSpace.named(token(index).text) != nil {
             sawQualifier = true
             index += 1
         }
@@ -103,7 +104,7 @@ extension Parser {
             index += 2
         }
         let lastToken = token(last)
-        let isType = isTypeName(lastToken) || (last != first && token(first).text == "SwiftUI")
+        let isType = isTypeName(lastToken) || (last != first && sameSpelling(token(first).text, "SwiftUI"))
             || (sawQualifier && !lastToken.isReservedWord)
         guard isType else { return nil }
         if token(index).isPunctuator("<"), lastToken.isBuiltinTypeName, Parser.genericTypeNames.contains(lastToken.text) {
@@ -151,7 +152,7 @@ extension Parser {
         func qualifiers(_ parser: inout Parser) {
             while parser.current.kind == .identifier {
                 let word = parser.current.text
-                if word == "const" { isConst = true } else if word == "volatile" {
+                if sameSpelling(word, "const") { isConst = true } else if sameSpelling(word, "volatile") {
                 } else if let space = AddressSpace.named(word) { addressSpace = space } else { break }
                 parser.advance()
             }

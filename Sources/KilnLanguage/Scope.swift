@@ -79,7 +79,7 @@ struct Scope {
         let length = name.utf8.count
         var position = names.count - 1
         while position >= 0 {
-            if names[position].utf8.count == length && names[position] == name { return position }
+            if names[position].utf8.count == length && sameSpelling(names[position], name) { return position }
             position -= 1
         }
         return nil

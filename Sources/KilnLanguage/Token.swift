@@ -138,13 +138,13 @@ public struct Token: Sendable {
     /// `true` for the punctuator spelled `spelling`.
     @inline(__always)
     public func isPunctuator(_ spelling: String) -> Bool {
-        kind == .punctuator && text == spelling
+        kind == .punctuator && sameSpelling(text, spelling)
     }
 
     /// `true` for the identifier (or keyword) spelled `spelling`.
     @inline(__always)
     public func isIdentifier(_ spelling: String) -> Bool {
-        kind == .identifier && text == spelling
+        kind == .identifier && sameSpelling(text, spelling)
     }
 }
 
