@@ -126,7 +126,7 @@ public enum Compiler {
                 names[function.name] = function.range
                 let lowerer = FunctionLowerer(program: program, entry: entry, constants: assembler.constants,
                                               maxRegisters: min(options.libraryLimits.maxRegisters, Int(UInt16.max)),
-                                              functionDiscards: discards, constantIndex: assembler.constantIndex)
+                                              functionDiscards: discards, constantIndex: assembler.constantIndexForNextFunction())
                 lowerer.maxInlinedCalls = options.maxInlinedCalls
                 lowerer.maxInstructions = options.libraryLimits.maxInstructions
                 lowerer.maxUnrolledIterations = options.maxUnrolledIterations

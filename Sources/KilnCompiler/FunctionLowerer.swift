@@ -63,7 +63,7 @@ final class FunctionLowerer {
     /// entries passes them in so each entry costs its own size, not the program's or the
     /// pool's (nil: computed here).
     init(program: CheckedProgram, entry: EntryInfo, constants: [UInt32], maxRegisters: Int = LibraryLimits.default.maxRegisters,
-         functionDiscards: [Bool]? = nil, constantIndex: [UInt32: Int]? = nil) {
+         functionDiscards: [Bool]? = nil, constantIndex: WordIndex? = nil) {
         self.program = program
         self.entry = entry
         self.maxComponents = maxRegisters

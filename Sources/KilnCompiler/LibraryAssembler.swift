@@ -7,8 +7,10 @@ import KilnLanguage
 struct LibraryAssembler {
     var code: [Instruction] = []
     var constants: [UInt32] = []
-    /// First index of each word in `constants` (what `FunctionLowerer` reuses constants by).
-    var constantIndex: [UInt32: Int] = [:]
+    /// First index of each word in `constants[..<indexedConstants]` (what `FunctionLowerer`
+    /// reuses constants by): `constantIndexForNextFunction()` brings it up to date.
+    var constantIndex = WordIndex()
+    var indexedConstants = 0
     var debugLocations: [DebugLocation] = []
     var debugInfo = DebugInfo()
     var functions: [Function] = []
@@ -21,12 +23,22 @@ struct LibraryAssembler {
     /// `CompileOptions.hoistsInvariants`.
     var hoistsInvariants = true
 
-    /// Appends a lowered function; returns a diagnostic when it exceeds a library limit.
     /// Room for `count` elements in `array`, growing it geometrically.
     private static func reserve<Element>(_ count: Int, in array: inout [Element]) {
         if array.capacity < count { array.reserveCapacity(max(count, 2 * array.capacity)) }
     }
 
+    /// The first index of each word of `constants`, for the next function's lowerer. Made
+    /// when asked, not as each function is appended: a library of one function never needs it.
+    mutating func constantIndexForNextFunction() -> WordIndex {
+        for index in indexedConstants..<constants.count where constantIndex[constants[index]] == nil {
+            constantIndex[constants[index]] = index
+        }
+        indexedConstants = constants.count
+        return constantIndex
+    }
+
+    /// Appends a lowered function; returns a diagnostic when it exceeds a library limit.
     mutating func append(_ lowered: consuming LoweredFunction) -> Diagnostic? {
         // The state moved out, not copied: a copy shares its arrays, and the passes' first
         // write to each would copy the whole array.
@@ -94,10 +106,7 @@ struct LibraryAssembler {
         if bodyEnd > limits.maxInstructions {
             return .error("the library needs \(bodyEnd) instructions, more than the limit of \(limits.maxInstructions) (LibraryLimits.maxInstructions)", at: lowered.range)
         }
-        // Constant indexes are the lowering state's pool, which starts with the library's.
-        for index in min(constants.count, state.constants.count)..<state.constants.count where constantIndex[state.constants[index]] == nil {
-            constantIndex[state.constants[index]] = index
-        }
+        // The lowering state's pool starts with the library's.
         constants = state.constants
         if constants.count > limits.maxConstants {
             return .error("the library needs \(constants.count) constants, more than the limit of \(limits.maxConstants) (LibraryLimits.maxConstants)", at: lowered.range)

@@ -147,11 +147,11 @@ struct LoweringState {
     var mask: ExecutionMask = .all
     var regionDepth = 0
     var divergentDepth = 0
-    var constantRegisters: [UInt32: VirtualRegister] = [:]
-    var argumentRegisters: [UInt32: VirtualRegister] = [:]
+    var constantRegisters = WordIndex()
+    var argumentRegisters = WordIndex()
     var pureCache: [PureKey: VirtualRegister] = [:]
     var constants: [UInt32] = []
-    var constantIndex: [UInt32: Int] = [:]
+    var constantIndex = WordIndex()
     var constantArrays: [[UInt32]: Int] = [:]
     var globalValues: [GlobalID: [VirtualRegister]] = [:]
     var discardRegister: VirtualRegister?
