@@ -47,12 +47,16 @@ public struct Lexer {
     }
 
     private mutating func run() -> [Token] {
-        var tokens: [Token] = []
-        tokens.reserveCapacity(bytes.count / 3 + 1)
         // Spellings are made from a buffer, not from `bytes[a..<b]`: each slice retained and
         // released the array, twice per identifier (its text and its word flags).
         let source = bytes
         return source.withUnsafeBufferPointer { source in
+            // The array lives inside the closure rather than being captured from outside it:
+            // 0.4 % fewer instructions a compile (docs/benchmarks.md, "thirty-eighth session").
+            var tokens: [Token] = []
+            tokens.reserveCapacity(bytes.count / 3 + 1)
+            // Read once: each access of the lazily made global is a `swift_once` call.
+            let words = WordTable.shared
             while true {
                 skipTrivia()
                 let start = location
@@ -78,7 +82,7 @@ public struct Lexer {
                 let range = SourceRange(start: start, end: end)
                 var wordFlags: UInt8 = 0
                 if kind == .identifier {
-                    wordFlags = WordTable.shared.flags(of: spelling)
+                    wordFlags = words.flags(of: spelling)
                 } else if kind == .integerLiteral || kind == .floatLiteral {
                     switch NumericLiteral.parse(text) {
                     case .invalid(let message): diagnostics.append(.error(message, at: range))
