@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// Package.swift builds KilnLanguage and KilnCompiler without lexical lifetimes
+/// (`compilerOptimized`): an object may die right after its last use rather than at the end
+/// of its variable's scope. That is only safe while nothing in those modules can tell when
+/// an object dies. This test keeps it so: a `deinit`, a weak or unowned reference, an
+/// `Unmanaged` or hand-allocated memory added to either module fails here, and whoever adds
+/// it must either do without or give that module its lexical lifetimes back.
+@Suite("The compiler's modules cannot observe object lifetimes")
+struct LifetimeIndependenceTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Words whose presence would make an early release observable.
+    static let lifetimeSensitive = ["deinit", "weak ", "unowned", "Unmanaged", "withExtendedLifetime",
+                                    ".allocate(capacity", "UnsafeMutableRawPointer.allocate", ".deallocate("]
+
+    @Test("Package.swift still builds both modules without lexical lifetimes")
+    func settingIsWhereTheTestSaysItIs() throws {
+        let manifest = try String(contentsOf: Self.packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(manifest.contains("\"-enable-lexical-lifetimes=false\""))
+        for module in ["KilnLanguage", "KilnCompiler"] {
+            let target = manifest.split(separator: "\n").first { $0.contains(".target(name: \"\(module)\"") }
+            #expect(target?.contains("swiftSettings: compilerOptimized") == true, "\(module)'s target line")
+        }
+    }
+
+    @Test("No source of KilnLanguage or KilnCompiler depends on when an object is released",
+          arguments: ["KilnLanguage", "KilnCompiler"])
+    func noLifetimeSensitiveCode(module: String) throws {
+        let directory = Self.packageRoot.appendingPathComponent("Sources/\(module)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 10)
+        var found: [String] = []
+        for file in files {
+            let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.components(separatedBy: "//")[0]
+                for word in Self.lifetimeSensitive where code.contains(word) {
+                    found.append("\(module)/\(file):\(number + 1): \(word)")
+                }
+            }
+        }
+        #expect(found.isEmpty, "lifetime-sensitive code in a module built without lexical lifetimes: \(found)")
+    }
+}
