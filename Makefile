@@ -71,10 +71,11 @@ FUZZ_CORPUS  ?= $(FUZZ_BUILD)/corpus
 FUZZ_LIBRARY_CORPUS ?= $(FUZZ_BUILD)/library-corpus
 FUZZ_BUILD   ?= .build-fuzz
 
-.PHONY: help deps e2e-deps postgres postgres-stop build run examples test check-self-contained test-swift test-e2e bench bench-art bench-compile bench-server fuzz fuzz-build fuzz-corpus fuzz-long soak clean
+.PHONY: help deps e2e-deps postgres postgres-stop build profile run examples test check-self-contained test-swift test-e2e bench bench-art bench-compile bench-server fuzz fuzz-build fuzz-corpus fuzz-long soak clean
 
 help:
 	@echo "make run            build (release, x86-64-v4 or -v3 as this CPU has; PORTABLE=1 for the baseline) and serve the browser page, the API and the examples on http://localhost:$(PORT)/"
+	@echo "make profile        re-record profiles/compiler.profdata, the profile release builds optimize the compiler with"
 	@echo "make examples       compile, disassemble and render every example shader into $(OUT)/"
 	@echo "make test           build and run the whole test suite: Swift tests, then real clients against kiln serve (what CI runs)"
 	@echo "make bench-server   edit latency, frames/s and memory of kiln serve under load (tools/server_load.py)"
@@ -108,6 +109,12 @@ e2e-deps: deps
 
 build: deps
 	$(SWIFT) build -c $(CONFIG) --scratch-path $(BUILD_DIR) $(CPU_FLAGS) $(STATIC_FLAGS) $(RELEASE_FLAGS)
+
+# Profile-guided optimization of the compiler: rebuilds profiles/compiler.profdata from the
+# shaders under Tests/ with an instrumented kiln (tools/pgo-profile.sh; docs/compiler.md,
+# "Built with a profile"). Commit the new profile; the next `make build` uses it.
+profile: deps
+	bash tools/pgo-profile.sh $(CPU_FLAGS) $(STATIC_FLAGS) $(RELEASE_FLAGS)
 
 # Serve the page in public/, the HTTP API and the WebSocket on one port (Ctrl-C stops it).
 run: build
@@ -225,4 +232,4 @@ fuzz-long: fuzz-build fuzz-corpus
 
 clean:
 	$(SWIFT) package clean
-	rm -rf $(OUT) $(FUZZ_BUILD) .build-v3
+	rm -rf $(OUT) $(FUZZ_BUILD) .build-v3 .build-pgo

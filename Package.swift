@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 /// Kiln: a shader compile-and-preview server.
@@ -26,6 +27,35 @@ let optimized: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked",
                                                "-disable-concrete-type-metadata-mangled-name-accessors"],
                                               .when(configuration: .release))]
 
+/// Release builds of the compiler's two modules are optimized with a profile of where a
+/// compile spends its time: LLVM's IR-level profile-guided optimization lays hot code out
+/// together, inlines along hot call paths and moves cold paths (errors, rare forms) out of
+/// the way. `profiles/compiler.profdata` holds the counts, recorded by `make profile` while
+/// an instrumented `kiln` compiled the training corpus — the shaders under `Tests/`, never
+/// `shaders/` or `bench/`, which the benchmarks time. 5 % fewer instructions a compile and
+/// 12–13 % less time (docs/benchmarks.md, "thirty-ninth session"); the libraries are the same
+/// bytes (a profile changes how the compiler is compiled, never what it computes).
+/// A profile older than the code still works: functions that changed lose their counts and
+/// are optimized as without one, so regenerate it after larger compiler changes
+/// (docs/compiler.md, "Built with a profile"). `make profile` sets KILN_PGO_GENERATE (where
+/// the instrumented build writes its counts) and KILN_PGO_RUNTIME (LLVM's profile runtime,
+/// which executables linking the instrumented modules then need).
+/// `-disable-incremental-llvm-codegen`: the Swift frontend keeps an object file whose
+/// unoptimized LLVM IR hashes the same as last time, and a new profile does not change that
+/// IR, only what LLVM makes of it — without the flag a rebuild kept the old code.
+let compilerProfile: [SwiftSetting] = {
+    if let counts = Context.environment["KILN_PGO_GENERATE"] {
+        return [.unsafeFlags(["-Xfrontend", "-ir-profile-generate=\(counts)"], .when(configuration: .release))]
+    }
+    let profile = Context.packageDirectory + "/profiles/compiler.profdata"
+    guard FileManager.default.fileExists(atPath: profile) else { return [] }
+    return [.unsafeFlags(["-Xfrontend", "-ir-profile-use=\(profile)", "-Xfrontend", "-disable-incremental-llvm-codegen"],
+                          .when(configuration: .release))]
+}()
+let profileRuntime: [LinkerSetting] = Context.environment["KILN_PGO_RUNTIME"].map {
+    [.unsafeFlags(["-Xlinker", $0, "-Xlinker", "-u__llvm_profile_runtime"], .when(configuration: .release))]
+} ?? []
+
 /// The compiler's two modules also give up lexical lifetimes: an object may be released
 /// after its last use instead of at the end of its variable's scope, which lets the
 /// optimizer drop retain/release pairs across the parser's, checker's and lowerer's tree
@@ -35,7 +65,8 @@ let optimized: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked",
 /// and no memory allocated by hand (a test greps for them). The VM and the renderer, which
 /// hold pointers into buffers that classes own, keep lexical lifetimes.
 let compilerOptimized: [SwiftSetting] = optimized + [.unsafeFlags(["-Xfrontend", "-enable-lexical-lifetimes=false"],
-                                                                  .when(configuration: .release))]
+                                                                  .when(configuration: .release))] + compilerProfile
+
 
 /// The executable exports no symbols. By default Swift links executables with
 /// `--export-dynamic`, which put all 40 000 of Kiln's symbols in the dynamic symbol table,
@@ -127,11 +158,12 @@ let package = Package(
         ], swiftSettings: startup),
         // Two executables (CommandLauncher): `kiln` compiles and hands every other command
         // line to `kiln-cli`, installed beside it.
-        .executableTarget(name: "kiln", dependencies: ["CKilnCPU", "KilnCompileTool"], linkerSettings: staticExecutable),
-        .executableTarget(name: "kiln-cli", dependencies: ["KilnCLI"], linkerSettings: exportNothing + fastAllocator),
+        .executableTarget(name: "kiln", dependencies: ["CKilnCPU", "KilnCompileTool"], linkerSettings: staticExecutable + profileRuntime),
+        .executableTarget(name: "kiln-cli", dependencies: ["KilnCLI"], linkerSettings: exportNothing + fastAllocator + profileRuntime),
         // libFuzzer target over the whole compile + verify pipeline (see README "Fuzzing").
         // A normal build makes a corpus-replay tool; `-DFUZZING -sanitize=fuzzer` makes the fuzzer.
-        .executableTarget(name: "KilnFuzz", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnVM"]),
+        .executableTarget(name: "KilnFuzz", dependencies: ["KilnCompiler", "KilnLanguage", "KilnBytecode", "KilnVM"],
+                          linkerSettings: profileRuntime),
         // Helpers shared by the test targets: repository files, golden files, seeded generators.
         .target(name: "KilnTestSupport", path: "Tests/KilnTestSupport"),
         .testTarget(name: "KilnLanguageTests", dependencies: ["KilnLanguage", "KilnTestSupport"], exclude: ["Golden"]),
