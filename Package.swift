@@ -47,10 +47,16 @@ let compilerProfile: [SwiftSetting] = {
     if let counts = Context.environment["KILN_PGO_GENERATE"] {
         return [.unsafeFlags(["-Xfrontend", "-ir-profile-generate=\(counts)"], .when(configuration: .release))]
     }
+    // The file is LLVM 21's indexed format, written by Swift 6.3's llvm-profdata: newer
+    // toolchains read it, an older one would stop the build, so it builds without instead.
+    #if compiler(>=6.3)
     let profile = Context.packageDirectory + "/profiles/compiler.profdata"
     guard FileManager.default.fileExists(atPath: profile) else { return [] }
     return [.unsafeFlags(["-Xfrontend", "-ir-profile-use=\(profile)", "-Xfrontend", "-disable-incremental-llvm-codegen"],
                           .when(configuration: .release))]
+    #else
+    return []
+    #endif
 }()
 let profileRuntime: [LinkerSetting] = Context.environment["KILN_PGO_RUNTIME"].map {
     [.unsafeFlags(["-Xlinker", $0, "-Xlinker", "-u__llvm_profile_runtime"], .when(configuration: .release))]
