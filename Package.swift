@@ -58,6 +58,8 @@ let compilerProfile: [SwiftSetting] = {
     return []
     #endif
 }()
+/// LLVM's profile runtime, linked into the executables only while `make profile` builds them
+/// instrumented.
 let profileRuntime: [LinkerSetting] = Context.environment["KILN_PGO_RUNTIME"].map {
     [.unsafeFlags(["-Xlinker", $0, "-Xlinker", "-u__llvm_profile_runtime"], .when(configuration: .release))]
 } ?? []
@@ -72,7 +74,6 @@ let profileRuntime: [LinkerSetting] = Context.environment["KILN_PGO_RUNTIME"].ma
 /// hold pointers into buffers that classes own, keep lexical lifetimes.
 let compilerOptimized: [SwiftSetting] = optimized + [.unsafeFlags(["-Xfrontend", "-enable-lexical-lifetimes=false"],
                                                                   .when(configuration: .release))] + compilerProfile
-
 
 /// The executable exports no symbols. By default Swift links executables with
 /// `--export-dynamic`, which put all 40 000 of Kiln's symbols in the dynamic symbol table,

@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import Testing
 
 /// Package.swift builds KilnLanguage and KilnCompiler without lexical lifetimes
@@ -9,16 +10,13 @@ import Testing
 /// it must either do without or give that module its lexical lifetimes back.
 @Suite("The compiler's modules cannot observe object lifetimes")
 struct LifetimeIndependenceTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// Words whose presence would make an early release observable.
     static let lifetimeSensitive = ["deinit", "weak ", "unowned", "Unmanaged", "withExtendedLifetime",
                                     ".allocate(capacity", "UnsafeMutableRawPointer.allocate", ".deallocate("]
 
     @Test("Package.swift still builds both modules without lexical lifetimes")
-    func settingIsWhereTheTestSaysItIs() throws {
-        let manifest = try String(contentsOf: Self.packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+    func settingIsWhereTheTestSaysItIs() {
+        let manifest = RepositoryFiles.text("Package.swift")
         #expect(manifest.contains("\"-enable-lexical-lifetimes=false\""))
         for module in ["KilnLanguage", "KilnCompiler"] {
             let target = manifest.split(separator: "\n").first { $0.contains(".target(name: \"\(module)\"") }
@@ -29,7 +27,7 @@ struct LifetimeIndependenceTests {
     @Test("No source of KilnLanguage or KilnCompiler depends on when an object is released",
           arguments: ["KilnLanguage", "KilnCompiler"])
     func noLifetimeSensitiveCode(module: String) throws {
-        let directory = Self.packageRoot.appendingPathComponent("Sources/\(module)")
+        let directory = RepositoryFiles.url("Sources/\(module)")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }
         #expect(files.count > 10)
         var found: [String] = []

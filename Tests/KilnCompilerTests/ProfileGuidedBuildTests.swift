@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import Testing
 
 /// Release builds optimize the compiler with `profiles/compiler.profdata` (Package.swift
@@ -7,16 +8,9 @@ import Testing
 /// and was trained away from the shaders the benchmarks time.
 @Suite("The compiler's optimization profile")
 struct ProfileGuidedBuildTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    func read(_ path: String) throws -> String {
-        try String(contentsOf: Self.packageRoot.appendingPathComponent(path), encoding: .utf8)
-    }
-
     @Test("profiles/compiler.profdata is an indexed LLVM profile with counts in it")
     func profileIsIndexed() throws {
-        let bytes = try Data(contentsOf: Self.packageRoot.appendingPathComponent("profiles/compiler.profdata"))
+        let bytes = try Data(contentsOf: RepositoryFiles.url("profiles/compiler.profdata"))
         // The indexed profile's magic number, 0xff 'lprofi' 0x81, little-endian on disk.
         #expect(Array(bytes.prefix(8)) == [0xFF, 0x6C, 0x70, 0x72, 0x6F, 0x66, 0x69, 0x81])
         // Thousands of functions' counters: an empty or truncated profile is a few hundred bytes.
@@ -24,24 +18,24 @@ struct ProfileGuidedBuildTests {
     }
 
     @Test("Release builds of both compiler modules read it, and rebuild when it changes")
-    func packageUsesIt() throws {
-        let manifest = try read("Package.swift")
+    func packageUsesIt() {
+        let manifest = RepositoryFiles.text("Package.swift")
         #expect(manifest.contains("\"/profiles/compiler.profdata\""))
         #expect(manifest.contains("-ir-profile-use="))
         #expect(manifest.contains("-disable-incremental-llvm-codegen"))
         #expect(manifest.contains("optimized + [.unsafeFlags([\"-Xfrontend\", \"-enable-lexical-lifetimes=false\"],"))
         #expect(manifest.contains(".when(configuration: .release))] + compilerProfile"))
         // The container image builds with it too.
-        #expect(try read("docker/Dockerfile").contains("COPY profiles ./profiles"))
+        #expect(RepositoryFiles.text("docker/Dockerfile").contains("COPY profiles ./profiles"))
     }
 
     @Test("The training corpus is Tests/, never the benchmarked shaders/ or bench/")
-    func trainingIsHeldOut() throws {
-        let script = try read("tools/pgo-profile.sh")
+    func trainingIsHeldOut() {
+        let script = RepositoryFiles.text("tools/pgo-profile.sh")
         let training = script.split(separator: "\n").filter { $0.contains("find ") && $0.contains(".metal") }
         #expect(training.count == 1)
         #expect(training.first?.contains("find Tests ") == true)
         #expect(!script.contains("find shaders") && !script.contains("find bench"))
-        #expect(try read("Makefile").contains("bash tools/pgo-profile.sh"))
+        #expect(RepositoryFiles.text("Makefile").contains("bash tools/pgo-profile.sh"))
     }
 }

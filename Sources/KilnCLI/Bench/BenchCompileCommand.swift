@@ -35,16 +35,14 @@ struct BenchCompileCommand: ParsableCommand {
     func run() throws {
         let folders = [shadersDir ?? ProjectPaths.resolve("shaders"),
                        benchDir ?? ProjectPaths.resolve("bench")]
-        var paths: [String] = []
-        // Each file's folder, for the summary under the table.
-        var folderOf: [String: String] = [:]
+        // Each file with its folder, for the summary under the table.
+        var paths: [(folder: String, path: String)] = []
         for folder in folders {
             let files = ProjectPaths.shaderFiles(in: folder)
             if files.isEmpty {
                 Console.current.error("warning: no .metal files in \(folder)\n")
             }
-            paths += files
-            for file in files { folderOf[file] = folder }
+            paths += files.map { (folder, $0) }
         }
         guard !paths.isEmpty else { throw CommandFailure("no shaders to compile") }
 
@@ -52,7 +50,7 @@ struct BenchCompileCommand: ParsableCommand {
                                ("compile µs (median)", .right), ("instructions", .right), ("registers", .right)])
         var records: [[String: Any]] = []
         var medians: [(folder: String, microseconds: Double)] = []
-        for path in paths {
+        for (folder, path) in paths {
             let sources = try ShaderSources.load([path]).files
             let lines = sources[0].lineStarts.count
             // One compile outside the timing: it reports errors and warms caches.
@@ -67,7 +65,7 @@ struct BenchCompileCommand: ParsableCommand {
             let median = Measurement.median(samples)
             let instructions = library.functions.reduce(0) { $0 + $1.instructionCount }
             let registers = library.functions.map { Int($0.registerCount) }.max() ?? 0
-            medians.append((folderOf[path] ?? "", median * 1e6))
+            medians.append((folder, median * 1e6))
             let name = displayName(path)
             table.add([name, "\(lines)", "\(library.functions.count)", Format.fixed(median * 1e6, 1),
                        "\(instructions)", "\(registers)"])
