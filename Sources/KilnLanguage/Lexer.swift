@@ -13,6 +13,7 @@ public struct Lexer {
     private var atLineStart = true
     private var leadingSpace = false
     private var pendingDocumentation: [String] = []
+    private var table = TokenTable()
     public private(set) var diagnostics: [Diagnostic] = []
 
     public init(file: SourceFile, fileIndex: Int, maxTokens: Int = LanguageLimits.default.maxTokens) {
@@ -21,11 +22,22 @@ public struct Lexer {
         self.maxTokens = maxTokens
     }
 
-    /// Lexes the whole file; the last token is `.endOfFile`.
+    /// Lexes the whole file; the last token is `.endOfFile`. The tokens' long spellings and
+    /// documentation are in the returned table.
     public static func tokenize(_ file: SourceFile, fileIndex: Int,
-                                limits: LanguageLimits = .default) -> (tokens: [Token], diagnostics: [Diagnostic]) {
+                                limits: LanguageLimits = .default) -> (tokens: [Token], table: TokenTable, diagnostics: [Diagnostic]) {
+        var table = TokenTable()
+        let (tokens, diagnostics) = tokenize(file, fileIndex: fileIndex, limits: limits, into: &table)
+        return (tokens, table, diagnostics)
+    }
+
+    /// Lexes the whole file, adding long spellings and documentation to `table`.
+    static func tokenize(_ file: SourceFile, fileIndex: Int, limits: LanguageLimits,
+                         into table: inout TokenTable) -> (tokens: [Token], diagnostics: [Diagnostic]) {
         var lexer = Lexer(file: file, fileIndex: fileIndex, maxTokens: limits.maxTokens)
+        swap(&lexer.table, &table)
         let tokens = lexer.run()
+        swap(&lexer.table, &table)
         return (tokens, lexer.diagnostics)
     }
 
@@ -61,12 +73,12 @@ public struct Lexer {
                 skipTrivia()
                 let start = location
                 guard position < bytes.count else {
-                    tokens.append(Token(kind: .endOfFile, text: "", range: SourceRange(at: start), isAtLineStart: true))
+                    tokens.append(Token(kind: .endOfFile, spelling: .empty, range: SourceRange(at: start), isAtLineStart: true))
                     return tokens
                 }
                 if tokens.count >= maxTokens {
                     diagnostics.append(.error("too many tokens (limit maxTokens = \(maxTokens))", at: SourceRange(at: start)))
-                    tokens.append(Token(kind: .endOfFile, text: "", range: SourceRange(at: start), isAtLineStart: true))
+                    tokens.append(Token(kind: .endOfFile, spelling: .empty, range: SourceRange(at: start), isAtLineStart: true))
                     return tokens
                 }
                 guard var kind = scanToken() else { continue }
@@ -90,16 +102,13 @@ public struct Lexer {
                     case .float: kind = .floatLiteral
                     }
                 }
-                var annex: Token.Annex? = nil
+                var token = Token(kind: kind, spelling: table.spelling(text), range: range, isAtLineStart: atLineStart,
+                                  hasLeadingSpace: leadingSpace, wordFlags: wordFlags)
                 if !pendingDocumentation.isEmpty {
-                    annex = Token.annex(documentation: pendingDocumentation, expansion: nil)
+                    token.annex = table.annex(documentation: pendingDocumentation, expansion: nil)
                     pendingDocumentation = []
                 }
-                // Appended as built (a `var token` appended afterwards was copied in and then
-                // destroyed). The optimizer still copies each token once; docs/benchmarks.md,
-                // "thirty-sixth session", says what was tried and what would remove it.
-                tokens.append(Token(kind: kind, text: text, range: range, isAtLineStart: atLineStart,
-                                    hasLeadingSpace: leadingSpace, annex: annex, wordFlags: wordFlags))
+                tokens.append(token)
                 atLineStart = false
                 leadingSpace = false
             }

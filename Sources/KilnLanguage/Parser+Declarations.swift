@@ -24,7 +24,7 @@ extension Parser {
             return
         }
         if token.kind == .identifier {
-            switch Spelling(token.text) {
+            switch Spelling(text(token)) {
             case "using":
                 declarations.append(try parseUsing())
                 return
@@ -89,24 +89,24 @@ extension Parser {
     }
 
     func expansionNote(_ token: Token) -> [Diagnostic.Note] {
-        token.expansion.map { [.init(message: "expanded from macro '\($0.macro)'", range: $0.useRange)] } ?? []
+        table.expansion(of: token).map { [.init(message: "expanded from macro '\($0.macro)'", range: $0.useRange)] } ?? []
     }
 
     /// using-declaration := 'using' 'namespace' name-path ';' | 'using' identifier '=' type ';'
     mutating func parseUsing() throws(Failure) -> Declaration {
         let keyword = advance()
         if matchKeyword("namespace") {
-            var name = try expectIdentifier("after 'namespace'").text
-            while match("::") { name += "::" + (try expectIdentifier("after '::'").text) }
+            var name = try text(expectIdentifier("after 'namespace'"))
+            while match("::") { name += "::" + (try text(expectIdentifier("after '::'"))) }
             try expectSemicolon(after: "namespace name")
             return .usingNamespace(name: name, range: range(from: keyword.range.start))
         }
         let name = try expectIdentifier("in alias declaration")
         try expect("=", "in alias declaration")
         let type = try parseType()
-        declaredTypeNames.insert(name.text)
+        declaredTypeNames.insert(text(name))
         try expectSemicolon(after: "alias declaration")
-        return .typeAlias(TypeAliasDeclaration(name: name.text, nameRange: name.range, type: type,
+        return .typeAlias(TypeAliasDeclaration(name: text(name), nameRange: name.range, type: type,
                                                range: range(from: keyword.range.start)))
     }
 
@@ -123,9 +123,9 @@ extension Parser {
         guard isBody else {
             let type = try parseType()
             let name = try expectIdentifier("in typedef")
-            declaredTypeNames.insert(name.text)
+            declaredTypeNames.insert(text(name))
             try expectSemicolon(after: "typedef")
-            declarations.append(.typeAlias(TypeAliasDeclaration(name: name.text, nameRange: name.range, type: type,
+            declarations.append(.typeAlias(TypeAliasDeclaration(name: text(name), nameRange: name.range, type: type,
                                                                 range: range(from: keyword.range.start))))
             return
         }
@@ -136,18 +136,18 @@ extension Parser {
             throw fail("expected a name after the '}' of a typedef", at: current)
         }
         let typeName = tag ?? alias
-        declaredTypeNames.insert(typeName.text)
-        declaredTypeNames.insert(alias.text)
-        if kind.text == "enum" {
+        declaredTypeNames.insert(text(typeName))
+        declaredTypeNames.insert(text(alias))
+        if text(kind) == "enum" {
             declarations.append(try parseEnumBody(keyword: kind, isScoped: false, name: typeName))
         } else {
             declarations.append(.structure(try parseStructBody(keyword: kind, name: typeName)))
         }
         let name = try expectIdentifier("in typedef")
         try expectSemicolon(after: "typedef")
-        if let tag, tag.text != name.text {
-            declarations.append(.typeAlias(TypeAliasDeclaration(name: name.text, nameRange: name.range,
-                                                                type: TypeName(path: [tag.text], range: tag.range),
+        if let tag, text(tag) != text(name) {
+            declarations.append(.typeAlias(TypeAliasDeclaration(name: text(name), nameRange: name.range,
+                                                                type: TypeName(path: [text(tag)], range: tag.range),
                                                                 range: range(from: keyword.range.start))))
         }
     }
@@ -179,13 +179,13 @@ extension Parser {
     mutating func parseStruct(into declarations: inout [Declaration]) throws(Failure) -> Declaration? {
         let keyword = advance()
         let name = try expectIdentifier("after 'struct'")
-        declaredTypeNames.insert(name.text)
+        declaredTypeNames.insert(text(name))
         if match(";") { return nil }
         let structure = try parseStructBody(keyword: keyword, name: name)
         if !check(";"), current.kind == .identifier {
             // `struct S { … } s;` also declares variables of the new type.
             declarations.append(.structure(structure))
-            let type = TypeName(path: [name.text], range: name.range)
+            let type = TypeName(path: [text(name)], range: name.range)
             var declarators: [Declarator] = []
             repeat { declarators.append(try parseDeclarator()) } while match(",")
             try expectSemicolon(after: "declaration")
@@ -211,7 +211,7 @@ extension Parser {
         }
         if stopped { throw Failure() }
         try expect("}", "at end of struct", matching: open)
-        return StructDeclaration(name: name.text, nameRange: name.range, fields: fields,
+        return StructDeclaration(name: text(name), nameRange: name.range, fields: fields,
                                  range: range(from: keyword.range.start))
     }
 
@@ -232,7 +232,7 @@ extension Parser {
                 try expect("]", "", matching: open)
             }
             let attributes = try parseAttributes()
-            fields.append(FieldDeclaration(type: type, name: name.text, nameRange: name.range, arraySizes: sizes,
+            fields.append(FieldDeclaration(type: type, name: text(name), nameRange: name.range, arraySizes: sizes,
                                            attributes: attributes, range: range(from: start)))
         } while match(",")
         try expectSemicolon(after: "field declaration")
@@ -245,7 +245,7 @@ extension Parser {
         let keyword = advance()
         let isScoped = matchKeyword("class") || matchKeyword("struct")
         let name = try expectIdentifier("after 'enum'")
-        declaredTypeNames.insert(name.text)
+        declaredTypeNames.insert(text(name))
         let declaration = try parseEnumBody(keyword: keyword, isScoped: isScoped, name: name)
         try expectSemicolon(after: "enum")
         return declaration
@@ -261,11 +261,11 @@ extension Parser {
             let caseName = try expectIdentifier("in enumerator list")
             var value: Expression?
             if match("=") { value = try parseExpression(.conditional) }
-            cases.append(.init(name: caseName.text, value: value, range: range(from: caseName.range.start)))
+            cases.append(.init(name: text(caseName), value: value, range: range(from: caseName.range.start)))
             if !match(",") { break }
         }
         try expect("}", "at end of enum", matching: open)
-        return .enumeration(EnumDeclaration(name: name.text, nameRange: name.range, isScoped: isScoped,
+        return .enumeration(EnumDeclaration(name: text(name), nameRange: name.range, isScoped: isScoped,
                                             underlyingType: underlying, cases: cases,
                                             range: range(from: keyword.range.start)))
     }
@@ -275,8 +275,8 @@ extension Parser {
         var attributes: [Attribute] = []
         var qualifier: FunctionQualifier = .none
         var isConstexpr = false
-        /// `extern`: accepted on a definition (a declarator with an initializer).
-        var externToken: Token?
+        /// Where `extern` is: accepted on a definition (a declarator with an initializer).
+        var externPosition: Int?
     }
 
     /// specifiers := { attribute-specifier | 'static' | 'inline' | 'constexpr' | 'METAL_FUNC' | 'extern'
@@ -291,7 +291,7 @@ extension Parser {
                 continue
             }
             guard token.kind == .identifier else { break }
-            switch Spelling(token.text) {
+            switch Spelling(text(token)) {
             case "static", "inline", "METAL_FUNC", "__inline__", "__always_inline":
                 advance()
             case "constexpr":
@@ -300,13 +300,14 @@ extension Parser {
             case "extern":
                 // `extern constant half table[] = {…};` in shared headers: with an
                 // initializer it is the definition (checked at the declarators).
-                specifiers.externToken = advance()
+                specifiers.externPosition = position
+                advance()
             case "__attribute__":
                 advance()
                 try skipParenthesized()
             case "vertex" where programScope, "fragment" where programScope, "kernel" where programScope:
                 advance()
-                specifiers.qualifier = FunctionQualifier(rawValue: token.text) ?? .none
+                specifiers.qualifier = FunctionQualifier(rawValue: text(token)) ?? .none
             default:
                 return specifiers
             }
@@ -348,8 +349,8 @@ extension Parser {
                 try expectSemicolon(after: "function declaration")
             }
             declarations.append(.function(FunctionDeclaration(
-                name: name.text, nameRange: name.range, qualifier: specifiers.qualifier, attributes: attributes,
-                returnType: type, parameters: parameters, body: body, documentation: first.documentation,
+                name: text(name), nameRange: name.range, qualifier: specifiers.qualifier, attributes: attributes,
+                returnType: type, parameters: parameters, body: body, documentation: table.documentation(of: first),
                 range: range(from: first.range.start))))
             return
         }
@@ -359,9 +360,9 @@ extension Parser {
         var declarators = [try parseDeclaratorRest(name: name)]
         while match(",") { declarators.append(try parseDeclarator()) }
         try expectSemicolon(after: "top level declarator")
-        if let externToken = specifiers.externToken, declarators.contains(where: { $0.initializer == nil }) {
+        if let externPosition = specifiers.externPosition, declarators.contains(where: { $0.initializer == nil }) {
             // Kiln compiles each file on its own: a declaration without the definition has no value.
-            report("not supported: 'extern' declarations without an initializer", at: externToken)
+            report("not supported: 'extern' declarations without an initializer", at: tokens[externPosition])
         }
         declarations.append(.variable(VariableDeclaration(type: type, isConstexpr: specifiers.isConstexpr,
                                                           declarators: declarators,
@@ -402,7 +403,7 @@ extension Parser {
             let attributes = try parseAttributes()
             var defaultValue: Expression?
             if match("=") { defaultValue = try parseExpression(.assignment) }
-            parameters.append(ParameterDeclaration(type: type, name: name?.text, nameRange: name?.range, arraySizes: sizes,
+            parameters.append(ParameterDeclaration(type: type, name: name.map { text($0) }, nameRange: name?.range, arraySizes: sizes,
                                                    defaultValue: defaultValue, attributes: attributes,
                                                    range: range(from: start)))
         } while match(",")
@@ -425,7 +426,7 @@ extension Parser {
 
     /// init-declarator := identifier init-declarator-rest
     mutating func parseDeclarator() throws(Failure) -> Declarator {
-        let name = try expectIdentifier(isTypeName(current.text) ? "(a type cannot be a variable name)" : "")
+        let name = try expectIdentifier(isTypeName(text(current)) ? "(a type cannot be a variable name)" : "")
         return try parseDeclaratorRest(name: name)
     }
 
@@ -453,7 +454,7 @@ extension Parser {
             let arguments = try parseArguments(open: open)
             initializer = .constructor(arguments, range(from: open.range.start))
         }
-        return Declarator(name: name.text, nameRange: name.range, arraySizes: sizes, initializer: initializer,
+        return Declarator(name: text(name), nameRange: name.range, arraySizes: sizes, initializer: initializer,
                           attributes: attributes, range: range(from: name.range.start))
     }
 
@@ -493,7 +494,7 @@ extension Parser {
                     }
                     try expect(")", "", matching: parenthesis)
                 }
-                attributes.append(Attribute(name: name.text, arguments: arguments, range: range(from: start)))
+                attributes.append(Attribute(name: text(name), arguments: arguments, range: range(from: start)))
             } while match(",")
             try expect("]", "after attribute", matching: open)
             try expect("]", "after attribute", matching: open)

@@ -89,7 +89,7 @@ extension Parser {
         defer { leaveNesting() }
         var left = try parseUnary()
         while tokens[position].kind == .punctuator,
-              let (precedence, meaning) = Parser.infixOperator(spelledBy: tokens[position].text),
+              let (precedence, meaning) = Parser.infixOperator(spelledBy: text(tokens[position])),
               precedence >= minimum {
             left = try parseInfixOperation(left, precedence, meaning)
             try checkChainHeight(left)
@@ -134,10 +134,10 @@ extension Parser {
     /// `@inline(never)` helpers): nesting depth costs stack per level.
     mutating func parseUnary() throws(Failure) -> Expression {
         if tokens[position].kind == .punctuator {
-            if let op = Parser.prefixOperator(tokens[position].text) {
+            if let op = Parser.prefixOperator(text(tokens[position])) {
                 return try parsePrefixOperation(op)
             }
-            if tokens[position].text == "(", let end = typeEnd(at: position + 1), end < tokens.count,
+            if text(tokens[position]) == "(", let end = typeEnd(at: position + 1), end < tokens.count,
                tokens[end].isPunctuator(")") {
                 return try parseCast()
             }
@@ -184,7 +184,7 @@ extension Parser {
     mutating func parsePostfix() throws(Failure) -> Expression {
         var expression = try parsePrimary()
         while tokens[position].kind == .punctuator {
-            switch Spelling(tokens[position].text) {
+            switch Spelling(text(tokens[position])) {
             case "(", "[", ".", "->", "++", "--":
                 expression = try parsePostfixOperation(expression)
                 try checkChainHeight(expression)
@@ -198,7 +198,7 @@ extension Parser {
     @inline(never)
     mutating func parsePostfixOperation(_ base: Expression) throws(Failure) -> Expression {
         let token = advance()
-        switch Spelling(token.text) {
+        switch Spelling(text(token)) {
         case "(":
             let arguments = try parseArguments(open: token)
             return Expression(.call(callee: base, arguments: arguments), range: range(from: base.range.start))
@@ -207,11 +207,11 @@ extension Parser {
             try expect("]", "", matching: token)
             return Expression(.index(base, index), range: range(from: base.range.start))
         case ".", "->":
-            let name = try expectIdentifier("after '\(token.text)'")
-            return Expression(.member(base, name: name.text, nameRange: name.range, arrow: token.text == "->"),
+            let name = try expectIdentifier("after '\(text(token))'")
+            return Expression(.member(base, name: text(name), nameRange: name.range, arrow: text(token) == "->"),
                               range: range(from: base.range.start))
         default:
-            return Expression(.postfix(token.text == "++" ? .increment : .decrement, base),
+            return Expression(.postfix(text(token) == "++" ? .increment : .decrement, base),
                               range: range(from: base.range.start))
         }
     }
@@ -242,7 +242,7 @@ extension Parser {
         case .identifier:
             return try parseNamePrimary()
         case .punctuator:
-            switch tokens[position].text {
+            switch text(tokens[position]) {
             case "(": return try parseParenthesized()
             case "{": return try parseInitializerListExpression()
             case "::" where peek(1).kind == .identifier:
@@ -269,7 +269,7 @@ extension Parser {
     @inline(never)
     mutating func parseNumber() -> Expression {
         let token = advance()
-        switch NumericLiteral.parse(token.text) {
+        switch NumericLiteral.parse(text(token)) {
         case .integer(let value, let suffix): return Expression(.integerLiteral(value, suffix: suffix), range: token.range)
         case .float(let value, let suffix): return Expression(.floatLiteral(value, suffix: suffix), range: token.range)
         case .invalid: return Expression(.integerLiteral(0, suffix: ""), range: token.range)   // reported by the lexer
@@ -305,13 +305,13 @@ extension Parser {
         // Only reserved words can be one of these: any other name skips the eight string
         // comparisons (every identifier in an expression comes through here).
         if token.isReservedWord {
-            switch token.text {
+            switch text(token) {
             case "true", "false":
                 advance()
-                return Expression(.booleanLiteral(token.text == "true"), range: token.range)
+                return Expression(.booleanLiteral(text(token) == "true"), range: token.range)
             case "static_cast", "reinterpret_cast", "const_cast":
                 advance()
-                let open = try expect("<", "after '\(token.text)'")
+                let open = try expect("<", "after '\(text(token))'")
                 let type = try parseType()
                 try expectClosingAngle(open)
                 let parenthesis = try expect("(")
@@ -321,13 +321,13 @@ extension Parser {
             case "template":
                 throw fail("not supported: templates", at: token)
             case "sizeof", "alignof":
-                throw fail("not supported: '\(token.text)'", at: token)
+                throw fail("not supported: '\(text(token))'", at: token)
             default:
                 break
             }
         }
-        if (token.isBuiltinTypeName && Parser.genericTypeNames.contains(token.text)) || (sameSpelling(token.text, "metal") && peek(1).isPunctuator("::")
-                                                             && Parser.genericTypeNames.contains(peek(2).text)) {
+        if (token.isBuiltinTypeName && Parser.genericTypeNames.contains(text(token))) || (sameSpelling(text(token), "metal") && peek(1).isPunctuator("::")
+                                                             && Parser.genericTypeNames.contains(text(peek(2)))) {
             // `array<float, 3>(…)`: a constructor of a spelled generic type.
             if let end = typeEnd(at: position), end > position + 1, tokens[min(end, tokens.count - 1)].isPunctuator("(") {
                 let type = try parseType()
@@ -340,10 +340,10 @@ extension Parser {
             throw fail("expected expression", at: token)
         }
         advance()
-        var path = NamePath(token.text)
+        var path = NamePath(text(token))
         while check("::") {
             advance()
-            path.append(try expectIdentifier("after '::'").text)
+            path.append(try text(expectIdentifier("after '::'")))
         }
         return Expression(.identifier(path), range: range(from: token.range.start))
     }

@@ -40,7 +40,7 @@ extension Parser {
             return .empty(token.range)
         }
         if token.kind == .identifier, token.isReservedWord {
-            switch Spelling(token.text) {
+            switch Spelling(text(token)) {
             case "if": return try parseIf()
             case "for": return try parseFor()
             case "while":
@@ -64,8 +64,8 @@ extension Parser {
             case "switch": return try parseSwitch()
             case "break", "continue":
                 advance()
-                try expectSemicolon(after: "'\(token.text)' statement")
-                return token.text == "break" ? .breakStatement(range(from: token.range.start))
+                try expectSemicolon(after: "'\(text(token))' statement")
+                return text(token) == "break" ? .breakStatement(range(from: token.range.start))
                     : .continueStatement(range(from: token.range.start))
             case "return":
                 advance()
@@ -74,7 +74,7 @@ extension Parser {
                 try expectSemicolon(after: "return statement")
                 return .returnStatement(value, range(from: token.range.start))
             case "case", "default":
-                throw fail("'\(token.text)' statement not in switch statement", at: token)
+                throw fail("'\(text(token))' statement not in switch statement", at: token)
             case "else":
                 throw fail("expected expression", at: token)
             case "goto":
@@ -148,7 +148,7 @@ extension Parser {
             var labels: [Expression?] = []
             while checkKeyword("case") || checkKeyword("default") {
                 let label = advance()
-                if label.text == "case" {
+                if text(label) == "case" {
                     do {
                         labels.append(try parseExpression(.conditional))
                         try expect(":", "after 'case'")
@@ -190,7 +190,7 @@ extension Parser {
     func looksLikeDeclaration() -> Bool {
         let token = current
         guard token.kind == .identifier else { return false }
-        switch Spelling(token.isReservedWord ? token.text : "") {
+        switch Spelling(token.isReservedWord ? text(token) : "") {
         case "const", "constexpr", "static", "constant", "device", "thread", "threadgroup", "volatile", "unsigned",
              "signed", "auto":
             return true

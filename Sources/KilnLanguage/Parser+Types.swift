@@ -73,7 +73,7 @@ extension Parser {
     /// `isTypeName` for an identifier token, without hashing for builtin names.
     @inline(__always)
     func isTypeName(_ token: Token) -> Bool {
-        token.isBuiltinTypeName || (!declaredTypeNames.isEmpty && declaredTypeNames.contains(token.text))
+        token.isBuiltinTypeName || (!declaredTypeNames.isEmpty && declaredTypeNames.contains(text(token)))
     }
 
     /// If a type starts at token `index`, the index just past it (`const`, address spaces,
@@ -83,15 +83,15 @@ extension Parser {
         func token(_ i: Int) -> Token { tokens[min(i, tokens.count - 1)] }
         var sawQualifier = false
         while token(index).kind == .identifier,
-              sameSpelling(token(index).text, "const") || sameSpelling(token(index).text, "volatile")
-                || AddressSpace.named(token(index).text) != nil {
+              sameSpelling(text(token(index)), "const") || sameSpelling(text(token(index)), "volatile")
+                || AddressSpace.named(text(token(index))) != nil {
             sawQualifier = true
             index += 1
         }
         if token(index).isIdentifier("struct") || token(index).isIdentifier("enum") { index += 1; sawQualifier = true }
         if token(index).isIdentifier("unsigned") || token(index).isIdentifier("signed") {
             index += 1
-            if token(index).kind == .identifier, ["int", "short", "char", "long"].contains(token(index).text) { index += 1 }
+            if token(index).kind == .identifier, ["int", "short", "char", "long"].contains(text(token(index))) { index += 1 }
             return skipDeclaratorPunctuation(from: index)
         }
         if token(index).isPunctuator("::") { index += 1 }
@@ -104,10 +104,10 @@ extension Parser {
             index += 2
         }
         let lastToken = token(last)
-        let isType = isTypeName(lastToken) || (last != first && sameSpelling(token(first).text, "SwiftUI"))
+        let isType = isTypeName(lastToken) || (last != first && sameSpelling(text(token(first)), "SwiftUI"))
             || (sawQualifier && !lastToken.isReservedWord)
         guard isType else { return nil }
-        if token(index).isPunctuator("<"), lastToken.isBuiltinTypeName, Parser.genericTypeNames.contains(lastToken.text) {
+        if token(index).isPunctuator("<"), lastToken.isBuiltinTypeName, Parser.genericTypeNames.contains(text(lastToken)) {
             var angles = 0, parentheses = 0
             repeat {
                 let t = token(index)
@@ -132,7 +132,7 @@ extension Parser {
         while index < tokens.count {
             let t = tokens[index]
             if t.isPunctuator("*") || t.isPunctuator("&") || t.isIdentifier("const")
-                || (t.kind == .identifier && AddressSpace.named(t.text) != nil) {
+                || (t.kind == .identifier && AddressSpace.named(text(t)) != nil) {
                 index += 1
             } else {
                 break
@@ -151,7 +151,7 @@ extension Parser {
         var addressSpace: AddressSpace?
         func qualifiers(_ parser: inout Parser) {
             while parser.current.kind == .identifier {
-                let word = parser.current.text
+                let word = parser.text(parser.current)
                 if sameSpelling(word, "const") { isConst = true } else if sameSpelling(word, "volatile") {
                 } else if let space = AddressSpace.named(word) { addressSpace = space } else { break }
                 parser.advance()
@@ -161,17 +161,17 @@ extension Parser {
         if checkKeyword("struct") || checkKeyword("enum") { advance() }
         var path: [String]
         if checkKeyword("unsigned") || checkKeyword("signed") {
-            let signed = advance().text == "signed"
+            let signed = text(advance()) == "signed"
             var base = "int"
-            if current.kind == .identifier, ["int", "short", "char", "long"].contains(current.text) { base = advance().text }
+            if current.kind == .identifier, ["int", "short", "char", "long"].contains(text(current)) { base = text(advance()) }
             path = [signed ? base : (base == "char" ? "uchar" : "u" + base)]
         } else {
             _ = match("::")
             let first = current.kind == .identifier && isTypeName(current) ? advance() : try expectIdentifier("or type name")
-            path = [first.text]
+            path = [text(first)]
             while check("::") {
                 advance()
-                path.append(try expectIdentifier("after '::'").text)
+                path.append(try text(expectIdentifier("after '::'")))
             }
         }
         var arguments: [TypeName.GenericArgument] = []
@@ -207,7 +207,7 @@ extension Parser {
         if match(">") { return }
         if check(">>") {
             var rest = tokens[position]
-            rest.text = ">"
+            table.setText(">", of: &rest)
             rest.range.start.offset += 1
             rest.range.start.column += 1
             tokens[position] = rest

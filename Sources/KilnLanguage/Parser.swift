@@ -13,6 +13,8 @@ public struct Parser {
     struct Failure: Error {}
 
     var tokens: [Token]
+    /// The tokens' long spellings and annexes.
+    var table: TokenTable
     var position = 0
     let limits: LanguageLimits
     var diagnostics: [Diagnostic]
@@ -26,10 +28,11 @@ public struct Parser {
     /// Names declared as types so far (struct, enum, `using`, `typedef`).
     var declaredTypeNames: Set<String> = []
 
-    init(tokens: [Token], limits: LanguageLimits, diagnostics: [Diagnostic]) {
+    init(tokens: [Token], table: TokenTable, limits: LanguageLimits, diagnostics: [Diagnostic]) {
         self.tokens = tokens.isEmpty
-            ? [Token(kind: .endOfFile, text: "", range: SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1)))]
+            ? [Token(kind: .endOfFile, spelling: .empty, range: SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1)))]
             : tokens
+        self.table = table
         self.limits = limits
         self.diagnostics = []
         self.errorCount = 0
@@ -42,15 +45,18 @@ public struct Parser {
     /// Always returns a unit; it holds every declaration that parsed.
     public static func parse(files: [SourceFile], mainFile: Int, limits: LanguageLimits = .default,
                              searchPaths: [String] = []) -> (unit: TranslationUnit, diagnostics: [Diagnostic]) {
-        let (tokens, problems) = Preprocessor.preprocess(files: files, mainFile: mainFile, limits: limits, searchPaths: searchPaths)
-        var parser = Parser(tokens: tokens, limits: limits, diagnostics: problems)
+        let (tokens, table, problems) = Preprocessor.preprocess(files: files, mainFile: mainFile, limits: limits,
+                                                                searchPaths: searchPaths)
+        var parser = Parser(tokens: tokens, table: table, limits: limits, diagnostics: problems)
         let unit = parser.parseTranslationUnit()
         return (unit, parser.diagnostics)
     }
 
-    /// Parses an already preprocessed token array (ending in `.endOfFile`).
-    public static func parse(tokens: [Token], limits: LanguageLimits = .default) -> (unit: TranslationUnit, diagnostics: [Diagnostic]) {
-        var parser = Parser(tokens: tokens, limits: limits, diagnostics: [])
+    /// Parses an already preprocessed token array (ending in `.endOfFile`) whose long
+    /// spellings and annexes are in `table`.
+    public static func parse(tokens: [Token], table: TokenTable,
+                             limits: LanguageLimits = .default) -> (unit: TranslationUnit, diagnostics: [Diagnostic]) {
+        var parser = Parser(tokens: tokens, table: table, limits: limits, diagnostics: [])
         let unit = parser.parseTranslationUnit()
         return (unit, parser.diagnostics)
     }
@@ -58,6 +64,9 @@ public struct Parser {
     // MARK: - Token access
 
     @inline(__always) var current: Token { tokens[position] }
+
+    /// The spelling of `token`.
+    @inline(__always) func text(_ token: Token) -> String { table.text(of: token) }
 
     @inline(__always) func peek(_ ahead: Int) -> Token {
         tokens[min(position + ahead, tokens.count - 1)]
@@ -102,7 +111,7 @@ public struct Parser {
     @inline(never)
     mutating func expectationFailure(_ punctuator: String, _ context: String, matching open: Token?) -> Failure {
         var notes: [Diagnostic.Note] = []
-        if let open { notes.append(.init(message: "to match this '\(open.text)'", range: open.range)) }
+        if let open { notes.append(.init(message: "to match this '\(text(open))'", range: open.range)) }
         return fail("expected '\(punctuator)'\(context.isEmpty ? "" : " " + context)", at: current, notes: notes)
     }
 
@@ -137,7 +146,7 @@ public struct Parser {
     @inline(never)
     mutating func report(_ message: String, at token: Token, notes: [Diagnostic.Note] = []) {
         var all = notes
-        if let expansion = token.expansion {
+        if let expansion = table.expansion(of: token) {
             all.append(.init(message: "expanded from macro '\(expansion.macro)'", range: expansion.useRange))
         }
         report(message, at: token.range, notes: all)
@@ -206,7 +215,7 @@ public struct Parser {
         while !isAtEnd {
             let token = current
             if token.kind == .punctuator {
-                switch token.text {
+                switch text(token) {
                 case ";" where braces == 0 && parentheses == 0:
                     advance()
                     return
@@ -237,7 +246,7 @@ public struct Parser {
             let token = current
             if braces == 0, token.isAtLineStart, position > start, startsDeclaration(token) { return }
             if token.kind == .punctuator {
-                switch token.text {
+                switch text(token) {
                 case ";" where braces == 0:
                     advance()
                     return
@@ -260,7 +269,7 @@ public struct Parser {
     func startsDeclaration(_ token: Token) -> Bool {
         if token.isPunctuator("[") { return true }
         guard token.kind == .identifier else { return false }
-        switch token.text {
+        switch text(token) {
         case "struct", "enum", "using", "typedef", "template", "constant", "constexpr", "static", "inline",
              "vertex", "fragment", "kernel", "namespace", "METAL_FUNC":
             return true

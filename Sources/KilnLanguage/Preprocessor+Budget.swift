@@ -37,7 +37,7 @@ extension Preprocessor {
         if !expansionDepthReported {
             expansionDepthReported = true
             diagnostics.append(.error("macro arguments nested too deeply (limit maxMacroExpansionDepth = \(limits.maxMacroExpansionDepth))",
-                                      at: token.expansion?.useRange ?? token.range, notes: expansionNotes(token)))
+                                      at: table.expansion(of: token)?.useRange ?? token.range, notes: expansionNotes(token)))
         }
         stopped = true
     }
@@ -66,8 +66,8 @@ extension Preprocessor {
         for token in macro.body where result != nil {
             if token.isPunctuator("##") {
                 result = nil
-            } else if token.kind == .identifier, macros[token.text] != nil {
-                if let inner = knownExpansion(of: token.text, depth: depth + 1, visiting: &visiting) {
+            } else if token.kind == .identifier, macros[text(token)] != nil {
+                if let inner = knownExpansion(of: text(token), depth: depth + 1, visiting: &visiting) {
                     result!.size = min(cap, result!.size + inner.size)
                     result!.height = max(result!.height, inner.height + 1)
                 } else {

@@ -23,17 +23,17 @@ extension Preprocessor {
             }
             var value = token
             value.kind = .integerLiteral
-            value.text = macros[tokens[nameIndex].text] != nil ? "1" : "0"
+            table.setText(macros[text(tokens[nameIndex])] != nil ? "1" : "0", of: &value)
             resolved.append(value)
             index = nameIndex + (parenthesized ? 2 : 1)
         }
         let expanded = expandFully(resolved)
         if stopped { return false }   // a limit stopped expansion and was reported
         guard !expanded.isEmpty else {
-            diagnostics.append(.error("#\(directive.text) with no expression", at: directive.range))
+            diagnostics.append(.error("#\(text(directive)) with no expression", at: directive.range))
             return false
         }
-        var evaluator = ConditionEvaluator(tokens: expanded, maxDepth: limits.maxNestingDepth)
+        var evaluator = ConditionEvaluator(tokens: expanded, table: table, maxDepth: limits.maxNestingDepth)
         do throws(ConditionEvaluator.Failure) {
             let value = try evaluator.expression(0)
             if evaluator.index < expanded.count {
@@ -56,12 +56,15 @@ struct ConditionEvaluator {
     }
 
     let tokens: [Token]
+    /// The tokens' spellings.
+    let table: TokenTable
     let maxDepth: Int
     var index = 0
     var depth = 0
 
-    init(tokens: [Token], maxDepth: Int) {
+    init(tokens: [Token], table: TokenTable, maxDepth: Int) {
         self.tokens = tokens
+        self.table = table
         self.maxDepth = maxDepth
     }
 
@@ -82,6 +85,7 @@ struct ConditionEvaluator {
         }
     }
 
+    @inline(__always) private func text(_ token: Token) -> String { table.text(of: token) }
     private var endRange: SourceRange { tokens.last.map { SourceRange(at: $0.range.end) } ?? SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1)) }
 
     /// conditional := binary [ '?' expression ':' conditional ]
@@ -95,7 +99,7 @@ struct ConditionEvaluator {
         var left = try unary()
         while index < tokens.count, tokens[index].kind == .punctuator {
             let op = tokens[index]
-            if op.text == "?", minimum <= 1 {
+            if text(op) == "?", minimum <= 1 {
                 index += 1
                 let whenTrue = try expression(0)
                 guard index < tokens.count, tokens[index].isPunctuator(":") else {
@@ -106,10 +110,10 @@ struct ConditionEvaluator {
                 left = left != 0 ? whenTrue : whenFalse
                 continue
             }
-            guard let level = ConditionEvaluator.precedence(op.text), level >= max(minimum, 2) else { break }
+            guard let level = ConditionEvaluator.precedence(text(op)), level >= max(minimum, 2) else { break }
             index += 1
             let right = try expression(level + 1)
-            switch op.text {
+            switch text(op) {
             case "||": left = (left != 0 || right != 0) ? 1 : 0
             case "&&": left = (left != 0 && right != 0) ? 1 : 0
             case "|": left |= right
@@ -128,8 +132,8 @@ struct ConditionEvaluator {
             case "*": left = left &* right
             default:
                 guard right != 0 else { throw Failure(message: "division by zero in preprocessor expression", range: op.range) }
-                if left == .min && right == -1 { left = op.text == "/" ? .min : 0 } else {
-                    left = op.text == "/" ? left / right : left % right
+                if left == .min && right == -1 { left = text(op) == "/" ? .min : 0 } else {
+                    left = text(op) == "/" ? left / right : left % right
                 }
             }
         }
@@ -145,14 +149,14 @@ struct ConditionEvaluator {
         index += 1
         switch token.kind {
         case .integerLiteral:
-            if case .integer(let value, _) = NumericLiteral.parse(token.text) { return Int64(truncatingIfNeeded: value) }
+            if case .integer(let value, _) = NumericLiteral.parse(text(token)) { return Int64(truncatingIfNeeded: value) }
             throw Failure(message: "invalid integer in preprocessor expression", range: token.range)
         case .characterLiteral:
-            return Int64(token.text.utf8.dropFirst().first ?? 0)
+            return Int64(text(token).utf8.dropFirst().first ?? 0)
         case .identifier:
-            return token.text == "true" ? 1 : 0
+            return text(token) == "true" ? 1 : 0
         case .punctuator:
-            switch token.text {
+            switch text(token) {
             case "!": return try unary() == 0 ? 1 : 0
             case "~": return ~(try unary())
             case "-": return 0 &- (try unary())

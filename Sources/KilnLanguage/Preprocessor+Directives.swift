@@ -6,15 +6,15 @@ extension Preprocessor {
         let active = conditionals.last?.active ?? true
         let rest = Array(line.dropFirst())
         let directiveRange = SourceRange(start: hash.range.start, end: line.last?.range.end ?? hash.range.end)
-        switch nameToken.text {
+        switch text(nameToken) {
         case "if", "ifdef", "ifndef":
             var value = false
             if active {
-                switch nameToken.text {
+                switch text(nameToken) {
                 case "if": value = evaluateCondition(rest, directive: nameToken)
                 default:
                     if let name = rest.first, name.kind == .identifier {
-                        value = (macros[name.text] != nil) == (nameToken.text == "ifdef")
+                        value = (macros[text(name)] != nil) == (text(nameToken) == "ifdef")
                     } else {
                         diagnostics.append(.error("macro name missing", at: nameToken.range))
                     }
@@ -52,12 +52,12 @@ extension Preprocessor {
             }
         default:
             guard active else { return }   // other directives in skipped groups are ignored
-            switch nameToken.text {
+            switch text(nameToken) {
             case "include": include(rest, directive: nameToken, depth: depth)
             case "define": define(rest, directive: nameToken)
             case "undef":
                 if let name = rest.first, name.kind == .identifier {
-                    macros[name.text] = nil
+                    macros[text(name)] = nil
                 } else {
                     diagnostics.append(.error("macro name missing", at: nameToken.range))
                 }
@@ -65,11 +65,11 @@ extension Preprocessor {
                 break
             case "error", "warning":
                 let text = spelling(of: rest)
-                diagnostics.append(nameToken.text == "error"
+                diagnostics.append(self.text(nameToken) == "error"
                                    ? .error(text.isEmpty ? "#error" : text, at: directiveRange)
                                    : .warning(text.isEmpty ? "#warning" : text, at: directiveRange))
             default:
-                diagnostics.append(.error("invalid preprocessing directive '#\(nameToken.text)'", at: nameToken.range))
+                diagnostics.append(.error("invalid preprocessing directive '#\(text(nameToken))'", at: nameToken.range))
             }
         }
     }
@@ -78,11 +78,11 @@ extension Preprocessor {
     func spelling(of tokens: [Token]) -> String {
         guard let first = tokens.first, let last = tokens.last,
               !first.isExpanded, last.range.start.file == first.range.start.file else {
-            return tokens.map(\.text).joined(separator: " ")
+            return tokens.map { text($0) }.joined(separator: " ")
         }
         let bytes = files[first.range.start.file].bytes
         let start = first.range.start.offset, end = last.range.end.offset
-        guard start <= end, end <= bytes.count else { return tokens.map(\.text).joined(separator: " ") }
+        guard start <= end, end <= bytes.count else { return tokens.map { text($0) }.joined(separator: " ") }
         return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
@@ -96,7 +96,7 @@ extension Preprocessor {
         }
         var range = first.range
         if first.kind == .stringLiteral {
-            name = String(first.text.dropFirst().dropLast())
+            name = String(text(first).dropFirst().dropLast())
         } else if first.isPunctuator("<"), let close = tokens.firstIndex(where: { $0.isPunctuator(">") }), close > 1 {
             isSystem = true
             range = SourceRange(start: first.range.start, end: tokens[close].range.end)
@@ -133,7 +133,7 @@ extension Preprocessor {
             diagnostics.append(.error("macro name must be an identifier", at: tokens.first?.range ?? directive.range))
             return
         }
-        if nameToken.text == "defined" {
+        if text(nameToken) == "defined" {
             diagnostics.append(.error("'defined' cannot be used as a macro name", at: nameToken.range))
             return
         }
@@ -154,11 +154,11 @@ extension Preprocessor {
                     names.append("__VA_ARGS__")
                     continue
                 }
-                guard token.kind == .identifier, !isVariadic, !names.contains(token.text) else {
+                guard token.kind == .identifier, !isVariadic, !names.contains(text(token)) else {
                     diagnostics.append(.error("invalid macro parameter list", at: token.range))
                     return
                 }
-                names.append(token.text)
+                names.append(text(token))
             }
             guard closed else {
                 diagnostics.append(.error("missing ')' in macro parameter list", at: nameToken.range))
@@ -170,7 +170,7 @@ extension Preprocessor {
         if let parameters {
             for (i, token) in body.enumerated() where token.isPunctuator("#") {
                 let next = i + 1 < body.count ? body[i + 1] : nil
-                if next == nil || next!.kind != .identifier || !parameters.contains(next!.text) {
+                if next == nil || next!.kind != .identifier || !parameters.contains(text(next!)) {
                     diagnostics.append(.error("'#' is not followed by a macro parameter", at: token.range))
                     return
                 }
@@ -180,13 +180,13 @@ extension Preprocessor {
             diagnostics.append(.error("'##' cannot appear at either end of a macro expansion", at: nameToken.range))
             return
         }
-        let macro = Macro(name: nameToken.text, parameters: parameters, isVariadic: isVariadic, body: body,
+        let macro = Macro(name: text(nameToken), parameters: parameters, isVariadic: isVariadic, body: body,
                           range: nameToken.range)
-        if let old = macros[nameToken.text], old.parameters != parameters || old.body.map(\.text) != body.map(\.text) {
-            diagnostics.append(.warning("'\(nameToken.text)' macro redefined", at: nameToken.range,
+        if let old = macros[text(nameToken)], old.parameters != parameters || old.body.map({ text($0) }) != body.map({ text($0) }) {
+            diagnostics.append(.warning("'\(text(nameToken))' macro redefined", at: nameToken.range,
                                         notes: [.init(message: "previous definition is here", range: old.range)]))
         }
-        macros[nameToken.text] = macro
-        macroLengthMask |= Preprocessor.lengthBit(nameToken.text)
+        macros[text(nameToken)] = macro
+        macroLengthMask |= Preprocessor.lengthBit(text(nameToken))
     }
 }

@@ -4,14 +4,14 @@ extension Preprocessor {
     /// The replacement for `token` when it names an expandable macro (the caller pushes it
     /// back for rescanning), or `nil` when the token stays as it is.
     mutating func expand(_ token: Token, from reader: TokenReader) -> [Token]? {
-        guard token.kind == .identifier, let macro = macros[token.text], !hideSets[Int(token.hideSet)].contains(token.text) else {
+        guard token.kind == .identifier, let macro = macros[text(token)], !hideSets[Int(token.hideSet)].contains(text(token)) else {
             return nil
         }
         if hideSets[Int(token.hideSet)].count >= limits.maxMacroExpansionDepth {
             if !expansionDepthReported {
                 expansionDepthReported = true
                 diagnostics.append(.error("macro expansion too deep (limit maxMacroExpansionDepth = \(limits.maxMacroExpansionDepth))",
-                                          at: token.expansion?.useRange ?? token.range,
+                                          at: table.expansion(of: token)?.useRange ?? token.range,
                                           notes: expansionNotes(token)))
             }
             return nil
@@ -85,8 +85,10 @@ extension Preprocessor {
     /// `#` (stringized) and `##` (pasted as written).
     mutating func substitute(_ macro: Macro, arguments: [[Token]], use: Token, useEnd: SourceLocation,
                              hideSet: Int32) -> [Token] {
-        let origin = use.expansion ?? Token.Expansion(macro: macro.name,
-                                                      useRange: SourceRange(start: use.range.start, end: useEnd))
+        let origin = table.expansion(of: use) ?? Token.Expansion(macro: macro.name,
+                                                                 useRange: SourceRange(start: use.range.start, end: useEnd))
+        // The annex every token of the result shares (one per substitution).
+        let originAnnex = table.annex(documentation: [], expansion: origin)
         let parameters = macro.parameters ?? []
         var expandedArguments: [[Token]?] = Array(repeating: nil, count: arguments.count)
         var result: [Token] = []
@@ -94,7 +96,7 @@ extension Preprocessor {
         var index = 0
         let body = macro.body
         func parameterIndex(_ token: Token) -> Int? {
-            token.kind == .identifier ? parameters.firstIndex(of: token.text) : nil
+            token.kind == .identifier ? parameters.firstIndex(of: text(token)) : nil
         }
         while index < body.count {
             let item = body[index]
@@ -128,12 +130,12 @@ extension Preprocessor {
             } else {
                 var copy = item
                 copy.range = origin.useRange
-                copy.expansion = origin
+                table.setExpansion(origin, annex: originAnnex, of: &copy)
                 piece = [copy]
                 index += 1
             }
             if pasteNext, !piece.isEmpty, let last = result.last {
-                result[result.count - 1] = paste(last, piece[0], origin: origin)
+                result[result.count - 1] = paste(last, piece[0], origin: origin, annex: originAnnex)
                 piece.removeFirst()
             }
             pasteNext = false
@@ -143,10 +145,12 @@ extension Preprocessor {
         for i in result.indices {
             result[i].isAtLineStart = false
             result[i].hideSet = union(result[i].hideSet, hideSet)
-            if !result[i].isExpanded, let expansion = use.expansion { result[i].expansion = expansion }
+            // An unexpanded token (from an argument) of an expanded use gets the use's
+            // expansion, which is `origin` then.
+            if !result[i].isExpanded, use.isExpanded { table.setExpansion(origin, annex: originAnnex, of: &result[i]) }
         }
         if !result.isEmpty {
-            result[0].documentation = use.documentation
+            table.setDocumentation(table.documentation(of: use), of: &result[0])
             result[0].hasLeadingSpace = use.hasLeadingSpace
         }
         return result
@@ -172,40 +176,40 @@ extension Preprocessor {
 
     /// Whether `token` names a function-like macro (hidden or not).
     func isFunctionLikeMacro(_ token: Token) -> Bool {
-        token.kind == .identifier && macroLengthMask & Preprocessor.lengthBit(token.text) != 0
-            && macros[token.text]?.parameters != nil
+        token.kind == .identifier && macroLengthMask & Preprocessor.lengthBit(text(token)) != 0
+            && macros[text(token)]?.parameters != nil
     }
 
     /// The number of leading tokens of `tokens` that name no macro, so rescanning cannot change them.
     func inertPrefixLength(_ tokens: [Token]) -> Int {
         tokens.firstIndex { token in
-            token.kind == .identifier && macroLengthMask & Preprocessor.lengthBit(token.text) != 0
-                && macros[token.text] != nil
+            token.kind == .identifier && macroLengthMask & Preprocessor.lengthBit(text(token)) != 0
+                && macros[text(token)] != nil
         } ?? tokens.count
     }
 
     /// `#param` → a string literal of the argument's spelling.
-    func stringize(_ tokens: [Token], at range: SourceRange) -> Token {
+    mutating func stringize(_ tokens: [Token], at range: SourceRange) -> Token {
         var text = "\""
         for (i, token) in tokens.enumerated() {
             if i > 0, token.hasLeadingSpace { text += " " }
-            for character in token.text {
+            for character in self.text(token) {
                 if character == "\"" || character == "\\" { text.append("\\") }
                 text.append(character)
             }
         }
         text += "\""
-        return Token(kind: .stringLiteral, text: text, range: range)
+        return table.token(kind: .stringLiteral, text: text, range: range)
     }
 
     /// `a ## b`: the spelling of both as one token, which must lex as exactly one.
-    mutating func paste(_ left: Token, _ right: Token, origin: Token.Expansion) -> Token {
-        let text = left.text + right.text
-        let (tokens, problems) = Lexer.tokenize(SourceFile(name: "<paste>", text: text), fileIndex: 0, limits: limits)
+    mutating func paste(_ left: Token, _ right: Token, origin: Token.Expansion, annex originAnnex: Int32) -> Token {
+        let text = self.text(left) + self.text(right)
+        let (tokens, _, problems) = Lexer.tokenize(SourceFile(name: "<paste>", text: text), fileIndex: 0, limits: limits)
         var pasted = left
-        pasted.text = text
+        table.setText(text, of: &pasted)
         pasted.range = origin.useRange
-        pasted.expansion = origin
+        table.setExpansion(origin, annex: originAnnex, of: &pasted)
         if problems.isEmpty, tokens.count == 2, let kind = tokens.first?.kind {
             pasted.kind = kind
             pasted.wordFlags = tokens[0].wordFlags
@@ -241,7 +245,7 @@ extension Preprocessor {
 
     /// "expanded from macro" notes for a diagnostic at `token`.
     func expansionNotes(_ token: Token) -> [Diagnostic.Note] {
-        guard let expansion = token.expansion else { return [] }
+        guard let expansion = table.expansion(of: token) else { return [] }
         return [.init(message: "expanded from macro '\(expansion.macro)'", range: expansion.useRange)]
     }
 }

@@ -56,6 +56,8 @@ public struct Preprocessor {
     /// are then known not to be macros without hashing them.
     var macroLengthMask: UInt64 = 0
     var output: [Token] = []
+    /// Long spellings and annexes of every token of the compile (`TokenTable`).
+    var table = TokenTable()
     var diagnostics: [Diagnostic] = []
     var lexed: [Int: [Token]] = [:]
     /// Set when a limit stopped preprocessing; everything after is dropped.
@@ -79,17 +81,18 @@ public struct Preprocessor {
         for (name, value) in [("__METAL_VERSION__", "310"), ("__KILN__", "1")] {
             let range = SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1))
             macros[name] = Macro(name: name, parameters: nil, isVariadic: false,
-                                 body: [Token(kind: .integerLiteral, text: value, range: range)], range: range)
+                                 body: [table.token(kind: .integerLiteral, text: value, range: range)], range: range)
             macroLengthMask |= Preprocessor.lengthBit(name)
         }
     }
 
-    /// Preprocesses `files[mainFile]` and everything it includes; the result ends with `.endOfFile`.
+    /// Preprocesses `files[mainFile]` and everything it includes; the result ends with
+    /// `.endOfFile`, and `table` holds its tokens' long spellings and annexes.
     public static func preprocess(files: [SourceFile], mainFile: Int, limits: LanguageLimits = .default,
-                                  searchPaths: [String] = []) -> (tokens: [Token], diagnostics: [Diagnostic]) {
+                                  searchPaths: [String] = []) -> (tokens: [Token], table: TokenTable, diagnostics: [Diagnostic]) {
         guard files.indices.contains(mainFile) else {
             let nowhere = SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1))
-            return ([Token(kind: .endOfFile, text: "", range: nowhere)], [.error("no main file", at: nowhere)])
+            return ([Token(kind: .endOfFile, spelling: .empty, range: nowhere)], TokenTable(), [.error("no main file", at: nowhere)])
         }
         var preprocessor = Preprocessor(files: files, limits: limits, searchPaths: searchPaths)
         let start = SourceRange(at: SourceLocation(file: mainFile, offset: 0, line: 1, column: 1))
@@ -97,7 +100,7 @@ public struct Preprocessor {
         // Capped below 2³¹: a `SourceLocation` stores its offset in 32 bits.
         let maxSourceBytes = min(limits.maxSourceBytes, Int(Int32.max))
         if totalBytes > maxSourceBytes {
-            return ([Token(kind: .endOfFile, text: "", range: start)],
+            return ([Token(kind: .endOfFile, spelling: .empty, range: start)], TokenTable(),
                     [.error("source too large: \(totalBytes) bytes (limit maxSourceBytes = \(maxSourceBytes))", at: start)])
         }
         // About a token per four bytes of source (comments make it fewer): one allocation
@@ -105,16 +108,19 @@ public struct Preprocessor {
         preprocessor.output.reserveCapacity(min(totalBytes / 4, limits.maxTokens) + 1)
         preprocessor.processFile(mainFile, depth: 0)
         let end = preprocessor.lex(mainFile).last?.range ?? start
-        preprocessor.output.append(Token(kind: .endOfFile, text: "", range: end, isAtLineStart: true))
-        return (preprocessor.output, preprocessor.diagnostics)
+        preprocessor.output.append(Token(kind: .endOfFile, spelling: .empty, range: end, isAtLineStart: true))
+        return (preprocessor.output, preprocessor.table, preprocessor.diagnostics)
     }
+
+    /// The spelling of `token`.
+    @inline(__always) func text(_ token: Token) -> String { table.text(of: token) }
 
     @inline(__always)
     static func lengthBit(_ name: String) -> UInt64 { 1 << UInt64(min(name.utf8.count, 63)) }
 
     mutating func lex(_ fileIndex: Int) -> [Token] {
         if let tokens = lexed[fileIndex] { return tokens }
-        let (tokens, problems) = Lexer.tokenize(files[fileIndex], fileIndex: fileIndex, limits: limits)
+        let (tokens, problems) = Lexer.tokenize(files[fileIndex], fileIndex: fileIndex, limits: limits, into: &table)
         diagnostics.append(contentsOf: problems)
         lexed[fileIndex] = tokens
         return tokens
@@ -139,7 +145,7 @@ public struct Preprocessor {
     private func isInert(_ token: Token) -> Bool {
         switch token.kind {
         case .endOfFile: return false
-        case .identifier: return macroLengthMask & Preprocessor.lengthBit(token.text) == 0
+        case .identifier: return macroLengthMask & Preprocessor.lengthBit(text(token)) == 0
         case .punctuator: return !(token.isAtLineStart && token.isPunctuator("#"))
         default: return true
         }

@@ -41,7 +41,7 @@ public struct SourceFile: Hashable, Sendable {
 }
 
 /// A position in one of the compile request's files.
-public struct SourceLocation: Hashable, Sendable, Comparable {
+public struct SourceLocation: Hashable, Sendable, Comparable, BitwiseCopyable {
     // Stored in 32 bits, read as `Int`: a location is 16 bytes instead of 32, and every
     // token, syntax node, typed expression and diagnostic carries ranges of two of them
     // (docs/benchmarks.md, "thirty-fifth session"). `LanguageLimits.maxSourceBytes` is
@@ -85,7 +85,7 @@ public struct SourceLocation: Hashable, Sendable, Comparable {
 }
 
 /// A half-open range of source text (`end` is just past the last byte).
-public struct SourceRange: Hashable, Sendable {
+public struct SourceRange: Hashable, Sendable, BitwiseCopyable {
     public var start: SourceLocation
     public var end: SourceLocation
 

@@ -23,7 +23,7 @@ func sameSpelling(_ a: String, _ b: String) -> Bool {
 }
 
 /// A spelling to `switch` over with `sameSpelling` instead of `==`:
-/// `switch Spelling(token.text) { case "static", "inline": … }`.
+/// `switch Spelling(text(token)) { case "static", "inline": … }`.
 struct Spelling {
     let text: String
     @inline(__always) init(_ text: String) { self.text = text }

@@ -1,10 +1,19 @@
 /// One token of Kiln source, as the lexer produces it and the preprocessor passes it on.
 ///
 /// Keywords are identifiers (the parser knows which spellings are reserved); punctuators
-/// carry their spelling in `text`. `[[` is two `[` tokens so that `a[b[0]]` lexes the same
-/// as in C; the parser recognizes attributes from context.
-public struct Token: Sendable {
-    public enum Kind: Sendable, Equatable {
+/// are told apart by their spelling. `[[` is two `[` tokens so that `a[b[0]]` lexes the
+/// same as in C; the parser recognizes attributes from context.
+///
+/// A token holds no reference: its spelling is stored inline when it is a short ASCII
+/// word (nearly all are), and everything else — a long spelling, `///` documentation, the
+/// macro expansion it came from — lives in the `TokenTable` of the compile, which the
+/// token indexes. So copying a token is copying its bytes. Why: a token is copied on its
+/// way from the lexer through the preprocessor into the parser, and while it held a
+/// `String` and a class reference every copy and every destroy went through its value
+/// witnesses, retaining and releasing both — ~6 % of a median compile
+/// (docs/benchmarks.md, "fortieth session").
+public struct Token: Sendable, BitwiseCopyable {
+    public enum Kind: Sendable, Equatable, BitwiseCopyable {
         case identifier
         case integerLiteral
         case floatLiteral
@@ -15,7 +24,7 @@ public struct Token: Sendable {
     }
 
     /// Where a token produced by macro expansion came from (a class: shared by all tokens
-    /// of one expansion, and it keeps `Token` small for the parser's deep recursion).
+    /// of one expansion).
     public final class Expansion: Sendable {
         /// The outermost macro whose use produced the token.
         public let macro: String
@@ -27,30 +36,6 @@ public struct Token: Sendable {
         }
     }
 
-    /// What few tokens carry: `///` documentation, the macro expansion the token came from,
-    /// or both. One optional reference in place of an array and an optional reference: a
-    /// token is copied several times on its way from the lexer through the preprocessor to
-    /// the parser, and each copy retained and released the documentation array (empty, but
-    /// a real array) besides the text — ~6 % of a median compile went to copying and
-    /// destroying tokens (docs/benchmarks.md, "thirty-fifth session").
-    enum Annex: Sendable {
-        /// Expanded from a macro, no documentation: the expansion itself, shared by all
-        /// tokens of one expansion, so marking a token expanded allocates nothing.
-        case expansion(Expansion)
-        /// Documented (and perhaps expanded).
-        case documented(Documented)
-    }
-
-    /// Documentation lines and, when the documented token was expanded, its expansion.
-    final class Documented: Sendable {
-        let lines: [String]
-        let expansion: Expansion?
-        init(lines: [String], expansion: Expansion?) {
-            self.lines = lines
-            self.expansion = expansion
-        }
-    }
-
     public var kind: Kind
     /// `WordFlags` of an identifier, computed once by the lexer so the parser needs no
     /// string hashing to tell keywords and builtin type names.
@@ -59,52 +44,17 @@ public struct Token: Sendable {
     public var isAtLineStart: Bool
     /// Whitespace or a comment precedes the token (for `#` stringizing).
     public var hasLeadingSpace: Bool
+    /// The token came out of a macro expansion (its annex names the expansion).
+    public internal(set) var isExpanded = false
     /// Macros that must not expand this token again (the recursion guard of rescanning):
     /// an index into the preprocessor's interned sets, 0 being the empty set.
-    var hideSet: Int32
-    /// The spelling (for literals: as written, suffix included).
-    public var text: String
+    var hideSet: Int32 = 0
+    /// Documentation and expansion: an index into `TokenTable.annexes`, 0 for neither.
+    var annex: Int32 = 0
+    /// The spelling (for literals: as written, suffix included); `TokenTable.text(of:)` reads it.
+    var spelling: TokenSpelling
     /// The token's place in a user file; for macro-expanded tokens, the macro use.
     public var range: SourceRange
-    /// Documentation and expansion, when there are any.
-    var annex: Annex?
-
-    /// `///` lines directly above this token, without the slashes.
-    public var documentation: [String] {
-        get {
-            if case .documented(let documented) = annex { return documented.lines }
-            return []
-        }
-        set { annex = Token.annex(documentation: newValue, expansion: expansion) }
-    }
-
-    /// Set when the token came out of a macro expansion.
-    public var expansion: Expansion? {
-        @inline(__always) get {
-            switch annex {
-            case nil: return nil
-            case .expansion(let expansion): return expansion
-            case .documented(let documented): return documented.expansion
-            }
-        }
-        set { annex = Token.annex(documentation: documentation, expansion: newValue) }
-    }
-
-    /// Whether the token came out of a macro expansion (`expansion != nil` without the
-    /// retain and release of reading it).
-    @inline(__always) var isExpanded: Bool {
-        switch annex {
-        case nil: return false
-        case .expansion: return true
-        case .documented(let documented): return documented.expansion != nil
-        }
-    }
-
-    /// The annex for `documentation` and `expansion`: nil when there are neither.
-    static func annex(documentation: [String], expansion: Expansion?) -> Annex? {
-        if !documentation.isEmpty { return .documented(Documented(lines: documentation, expansion: expansion)) }
-        return expansion.map { .expansion($0) }
-    }
 
     /// A reserved word of C++/MSL (`if`, `struct`, `const`, `true`, …).
     @inline(__always) public var isReservedWord: Bool { wordFlags & Token.reservedFlag != 0 }
@@ -117,34 +67,69 @@ public struct Token: Sendable {
     /// The flags of an identifier spelled `bytes`.
     static func wordFlags(of bytes: ArraySlice<UInt8>) -> UInt8 { WordTable.shared.flags(of: bytes) }
 
-    public init(kind: Kind, text: String, range: SourceRange, isAtLineStart: Bool = false,
-                hasLeadingSpace: Bool = false, documentation: [String] = [], expansion: Expansion? = nil) {
-        self.init(kind: kind, text: text, range: range, isAtLineStart: isAtLineStart, hasLeadingSpace: hasLeadingSpace,
-                  annex: Token.annex(documentation: documentation, expansion: expansion), wordFlags: 0)
-    }
-
-    init(kind: Kind, text: String, range: SourceRange, isAtLineStart: Bool, hasLeadingSpace: Bool,
-         annex: Annex?, wordFlags: UInt8) {
+    init(kind: Kind, spelling: TokenSpelling, range: SourceRange, isAtLineStart: Bool = false,
+         hasLeadingSpace: Bool = false, wordFlags: UInt8 = 0) {
         self.kind = kind
-        self.text = text
+        self.spelling = spelling
         self.range = range
         self.isAtLineStart = isAtLineStart
         self.hasLeadingSpace = hasLeadingSpace
-        self.annex = annex
-        self.hideSet = 0
         self.wordFlags = wordFlags
     }
 
-    /// `true` for the punctuator spelled `spelling`.
+    /// `true` for the punctuator spelled `spelling` (at most 15 ASCII bytes, as every
+    /// punctuator is).
     @inline(__always)
     public func isPunctuator(_ spelling: String) -> Bool {
-        kind == .punctuator && sameSpelling(text, spelling)
+        kind == .punctuator && self.spelling.isInline(spelling)
     }
 
-    /// `true` for the identifier (or keyword) spelled `spelling`.
+    /// `true` for the identifier (or keyword) spelled `spelling` (at most 15 ASCII bytes:
+    /// a longer word is never stored inline, so it never matches — use `TokenTable.text(of:)`).
     @inline(__always)
     public func isIdentifier(_ spelling: String) -> Bool {
-        kind == .identifier && sameSpelling(text, spelling)
+        kind == .identifier && self.spelling.isInline(spelling)
+    }
+}
+
+/// A token's spelling as the token stores it: the 16 bytes of a `String` of at most 15
+/// ASCII bytes (the standard library's inline "small" form, see `sameSpelling`), or, for
+/// any other spelling, an index into `TokenTable.spellings` with the high word 0 — which
+/// no small string has, since its top byte holds `0xE0 | count`.
+struct TokenSpelling: Equatable, BitwiseCopyable {
+#if !(arch(x86_64) || arch(arm64))
+#error("TokenSpelling stores 64-bit platforms' 16-byte small strings")
+#endif
+    var low: UInt64
+    var high: UInt64
+
+    /// The spelling `text`, stored inline when it can be.
+    @inline(__always)
+    static func inline(_ text: String) -> TokenSpelling? {
+        let bits = unsafeBitCast(text, to: (UInt64, UInt64).self)
+        return bits.1 >> 60 == 0xE ? TokenSpelling(low: bits.0, high: bits.1) : nil
+    }
+
+    /// The empty spelling (of `.endOfFile`).
+    @inline(__always)
+    static var empty: TokenSpelling { inline("")! }
+
+    /// The spelling at `index` of the table's long spellings.
+    @inline(__always)
+    static func stored(at index: Int) -> TokenSpelling { TokenSpelling(low: UInt64(index), high: 0) }
+
+    /// The inline `String`, when the spelling is stored inline.
+    @inline(__always)
+    var inlineText: String? {
+        high >> 60 == 0xE ? unsafeBitCast((low, high), to: String.self) : nil
+    }
+
+    /// Whether this is the inline spelling `text` (false for a spelling stored in the table:
+    /// `text` is then either long, and this question needs the table, or short, and differs).
+    @inline(__always)
+    func isInline(_ text: String) -> Bool {
+        let bits = unsafeBitCast(text, to: (UInt64, UInt64).self)
+        return bits.0 == low && bits.1 == high && high >> 60 == 0xE
     }
 }
 

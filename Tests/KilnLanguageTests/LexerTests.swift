@@ -1,9 +1,19 @@
 import Testing
 @testable import KilnLanguage
 
+/// A token with what its table holds for it.
+@dynamicMemberLookup
+private struct Lexed {
+    let token: Token
+    let text: String
+    let documentation: [String]
+    subscript<T>(dynamicMember path: KeyPath<Token, T>) -> T { token[keyPath: path] }
+}
+
 /// Lexes `text` as file 0.
-private func lex(_ text: String) -> (tokens: [Token], diagnostics: [Diagnostic]) {
-    Lexer.tokenize(SourceFile(name: "test.metal", text: text), fileIndex: 0)
+private func lex(_ text: String) -> (tokens: [Lexed], diagnostics: [Diagnostic]) {
+    let (tokens, table, diagnostics) = Lexer.tokenize(SourceFile(name: "test.metal", text: text), fileIndex: 0)
+    return (tokens.map { Lexed(token: $0, text: table.text(of: $0), documentation: table.documentation(of: $0)) }, diagnostics)
 }
 
 private func spellings(_ text: String) -> [String] {
@@ -139,6 +149,20 @@ private func spellings(_ text: String) -> [String] {
         #expect(tokens[1].documentation.isEmpty)
     }
 
+    /// A token stores a spelling of up to 15 ASCII bytes itself and any other in its table;
+    /// both read back the same, and the comparisons the parser makes see the difference.
+    @Test func longAndNonASCIISpellingsLiveInTheTable() {
+        let (tokens, table, diagnostics) = Lexer.tokenize(
+            SourceFile(name: "t.metal", text: "kGrainFramesPerSecond fifteen_bytes__ \"ß\" 0.333333333333333333f x"), fileIndex: 0)
+        #expect(diagnostics.isEmpty)
+        #expect(tokens.map { table.text(of: $0) }
+                == ["kGrainFramesPerSecond", "fifteen_bytes__", "\"ß\"", "0.333333333333333333f", "x", ""])
+        #expect(table.spellings == ["kGrainFramesPerSecond", "\"ß\"", "0.333333333333333333f"])
+        #expect(tokens[1].isIdentifier("fifteen_bytes__"))
+        #expect(!tokens[0].isIdentifier("kGrain"))
+        #expect(tokens[4].isIdentifier("x") && !tokens[4].isPunctuator("x"))
+    }
+
     @Test func unterminatedCommentAndStringReport() {
         #expect(lex("x /* never closed").diagnostics.first?.message == "unterminated /* comment")
         #expect(lex("x = \"open\ny").diagnostics.first?.message.contains("missing terminating") == true)
@@ -154,7 +178,7 @@ private func spellings(_ text: String) -> [String] {
     @Test func tokenLimitIsNamed() {
         var limits = LanguageLimits()
         limits.maxTokens = 5
-        let (tokens, diagnostics) = Lexer.tokenize(SourceFile(name: "t.metal", text: "a b c d e f g h"), fileIndex: 0, limits: limits)
+        let (tokens, _, diagnostics) = Lexer.tokenize(SourceFile(name: "t.metal", text: "a b c d e f g h"), fileIndex: 0, limits: limits)
         #expect(tokens.count == 6)
         #expect(diagnostics.map(\.message) == ["too many tokens (limit maxTokens = 5)"])
     }

@@ -1,12 +1,23 @@
 import Testing
 @testable import KilnLanguage
 
+/// A token with what the table holds for it.
+@dynamicMemberLookup
+private struct Preprocessed {
+    let token: Token
+    let text: String
+    let expansion: Token.Expansion?
+    subscript<T>(dynamicMember path: KeyPath<Token, T>) -> T { token[keyPath: path] }
+}
+
 /// Preprocesses `files` (the first is the main file) and returns the spellings.
 private func preprocess(_ files: [(String, String)], limits: LanguageLimits = .default, searchPaths: [String] = [])
-    -> (texts: [String], tokens: [Token], diagnostics: [Diagnostic]) {
+    -> (texts: [String], tokens: [Preprocessed], diagnostics: [Diagnostic]) {
     let sources = files.map { SourceFile(name: $0.0, text: $0.1) }
-    let (tokens, diagnostics) = Preprocessor.preprocess(files: sources, mainFile: 0, limits: limits, searchPaths: searchPaths)
-    return (tokens.dropLast().map(\.text), tokens, diagnostics)
+    let (tokens, table, diagnostics) = Preprocessor.preprocess(files: sources, mainFile: 0, limits: limits,
+                                                               searchPaths: searchPaths)
+    let read = tokens.map { Preprocessed(token: $0, text: table.text(of: $0), expansion: table.expansion(of: $0)) }
+    return (read.dropLast().map(\.text), read, diagnostics)
 }
 
 private func expand(_ text: String) -> String {

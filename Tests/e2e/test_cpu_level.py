@@ -81,3 +81,33 @@ def test_same_bytes_as_the_portable_build(shader, tmp_path):
     assert portable.keys() == level.keys()
     for name in portable:
         assert portable[name] == level[name], f"{shader.name}: {name} differs between the portable and the {LEVEL_NAME} build"
+
+
+# Every shader file of the repository, the error cases included: the optimized compiler
+# must give each the library or the diagnostics the debug build gives. Why a test: the
+# optimizer once dropped the store of a field's default value (`isConstexpr` of the
+# parser's specifiers, after tokens became plain bytes — docs/benchmarks.md, "fortieth
+# session"), and only the release build rejected `float f(float2 p) {…}`. The debug
+# build runs every other test; this is where the two meet.
+ALL_SHADERS = sorted(p for p in ROOT.rglob("*.metal") if not any(part.startswith(".") for part in p.relative_to(ROOT).parts))
+
+
+def compile_file(binary, shader, out):
+    result = subprocess.run([binary, "compile", shader.name, "-o", str(out)], cwd=shader.parent,
+                            capture_output=True, text=True, timeout=120)
+    library = out.read_bytes() if out.exists() else None
+    return result.returncode, result.stdout, result.stderr, library
+
+
+@needs_level
+def test_same_libraries_and_diagnostics_as_the_debug_build(tmp_path):
+    assert len(ALL_SHADERS) > 50
+    compiled = 0
+    for shader in ALL_SHADERS:
+        debug = compile_file(kiln_binary(), shader, tmp_path / "debug.kilnlib")
+        release = compile_file(LEVEL_BIN, shader, tmp_path / "release.kilnlib")
+        assert debug == release, f"{shader.relative_to(ROOT)}: the {LEVEL_NAME} build compiles it differently"
+        compiled += debug[3] is not None
+        for leftover in tmp_path.glob("*.kilnlib"):
+            leftover.unlink()
+    assert compiled > 40, "most of the repository's shaders compile"
