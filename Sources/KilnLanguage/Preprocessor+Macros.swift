@@ -130,12 +130,12 @@ extension Preprocessor {
             } else {
                 var copy = item
                 copy.range = origin.useRange
-                table.setExpansion(origin, annex: originAnnex, of: &copy)
+                table.setExpansion(annex: originAnnex, of: &copy)
                 piece = [copy]
                 index += 1
             }
             if pasteNext, !piece.isEmpty, let last = result.last {
-                result[result.count - 1] = paste(last, piece[0], origin: origin, annex: originAnnex)
+                result[result.count - 1] = paste(last, piece[0], at: origin.useRange, annex: originAnnex)
                 piece.removeFirst()
             }
             pasteNext = false
@@ -147,7 +147,7 @@ extension Preprocessor {
             result[i].hideSet = union(result[i].hideSet, hideSet)
             // An unexpanded token (from an argument) of an expanded use gets the use's
             // expansion, which is `origin` then.
-            if !result[i].isExpanded, use.isExpanded { table.setExpansion(origin, annex: originAnnex, of: &result[i]) }
+            if !result[i].isExpanded, use.isExpanded { table.setExpansion(annex: originAnnex, of: &result[i]) }
         }
         if !result.isEmpty {
             table.setDocumentation(table.documentation(of: use), of: &result[0])
@@ -202,19 +202,20 @@ extension Preprocessor {
         return table.token(kind: .stringLiteral, text: text, range: range)
     }
 
-    /// `a ## b`: the spelling of both as one token, which must lex as exactly one.
-    mutating func paste(_ left: Token, _ right: Token, origin: Token.Expansion, annex originAnnex: Int32) -> Token {
+    /// `a ## b`: the spelling of both as one token, which must lex as exactly one; it takes
+    /// the place of the macro use, `range`, and the expansion that `originAnnex` holds.
+    mutating func paste(_ left: Token, _ right: Token, at range: SourceRange, annex originAnnex: Int32) -> Token {
         let text = self.text(left) + self.text(right)
         let (tokens, _, problems) = Lexer.tokenize(SourceFile(name: "<paste>", text: text), fileIndex: 0, limits: limits)
         var pasted = left
         table.setText(text, of: &pasted)
-        pasted.range = origin.useRange
-        table.setExpansion(origin, annex: originAnnex, of: &pasted)
+        pasted.range = range
+        table.setExpansion(annex: originAnnex, of: &pasted)
         if problems.isEmpty, tokens.count == 2, let kind = tokens.first?.kind {
             pasted.kind = kind
             pasted.wordFlags = tokens[0].wordFlags
         } else {
-            diagnostics.append(.error("pasting formed '\(text)', an invalid preprocessing token", at: origin.useRange))
+            diagnostics.append(.error("pasting formed '\(text)', an invalid preprocessing token", at: range))
         }
         return pasted
     }

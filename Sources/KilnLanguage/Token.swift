@@ -127,10 +127,7 @@ struct TokenSpelling: Equatable, BitwiseCopyable {
     /// Whether this is the inline spelling `text` (false for a spelling stored in the table:
     /// `text` is then either long, and this question needs the table, or short, and differs).
     @inline(__always)
-    func isInline(_ text: String) -> Bool {
-        let bits = unsafeBitCast(text, to: (UInt64, UInt64).self)
-        return bits.0 == low && bits.1 == high && high >> 60 == 0xE
-    }
+    func isInline(_ text: String) -> Bool { TokenSpelling.inline(text) == self }
 }
 
 /// The value of a numeric literal's spelling, shared by the lexer (which reports bad

@@ -59,12 +59,13 @@ public struct TokenTable: Sendable {
         return Int32(annexes.count - 1)
     }
 
-    /// Marks `token` as coming from `expansion`, keeping its documentation. `expansionAnnex`
-    /// is an annex holding just `expansion` (made once per expansion by the caller), used
-    /// when the token has no documentation: the usual case allocates nothing.
-    mutating func setExpansion(_ expansion: Token.Expansion, annex expansionAnnex: Int32, of token: inout Token) {
+    /// Marks `token` as coming from the expansion that `expansionAnnex` holds (an annex of
+    /// just that expansion, made once per expansion by the caller), keeping the token's
+    /// documentation: the usual token, without any, shares the annex and allocates nothing.
+    mutating func setExpansion(annex expansionAnnex: Int32, of token: inout Token) {
         let documentation = annexes[Int(token.annex)].documentation
-        token.annex = documentation.isEmpty ? expansionAnnex : annex(documentation: documentation, expansion: expansion)
+        token.annex = documentation.isEmpty
+            ? expansionAnnex : annex(documentation: documentation, expansion: annexes[Int(expansionAnnex)].expansion)
         token.isExpanded = true
     }
 
