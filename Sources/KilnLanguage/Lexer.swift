@@ -45,34 +45,37 @@ public struct Lexer {
         SourceLocation(file: fileIndex, offset: position, line: line, column: position - lineStart + 1)
     }
 
-    private func peek(_ ahead: Int = 0) -> UInt8 {
+    /// The byte `ahead` bytes past `position` in `source`, 0 past the end.
+    @inline(__always)
+    private func peek(_ source: UnsafeBufferPointer<UInt8>, _ ahead: Int = 0) -> UInt8 {
         let index = position + ahead
-        return index < bytes.count ? bytes[index] : 0
+        return index < source.count ? source[index] : 0
     }
 
     private mutating func newline() {
-        position += 1
-        line += 1
+        position &+= 1
+        line &+= 1
         lineStart = position
         atLineStart = true
         leadingSpace = true
     }
 
+    // Every scanning function below reads the file through `source`, the buffer of `bytes`
+    // that `run` opens once: indexing the array itself reloaded and bounds-checked it on
+    // every byte. Each read is guarded by a `position < source.count` test of its own.
     private mutating func run() -> [Token] {
-        // Spellings are made from a buffer, not from `bytes[a..<b]`: each slice retained and
-        // released the array, twice per identifier (its text and its word flags).
         let source = bytes
         return source.withUnsafeBufferPointer { source in
             // The array lives inside the closure rather than being captured from outside it:
             // 0.4 % fewer instructions a compile (docs/benchmarks.md, "thirty-eighth session").
             var tokens: [Token] = []
-            tokens.reserveCapacity(bytes.count / 3 + 1)
+            tokens.reserveCapacity(source.count / 3 + 1)
             // Read once: each access of the lazily made global is a `swift_once` call.
             let words = WordTable.shared
             while true {
-                skipTrivia()
+                skipTrivia(source)
                 let start = location
-                guard position < bytes.count else {
+                guard position < source.count else {
                     tokens.append(Token(kind: .endOfFile, spelling: .empty, range: SourceRange(at: start), isAtLineStart: true))
                     return tokens
                 }
@@ -81,28 +84,35 @@ public struct Lexer {
                     tokens.append(Token(kind: .endOfFile, spelling: .empty, range: SourceRange(at: start), isAtLineStart: true))
                     return tokens
                 }
-                guard var kind = scanToken() else { continue }
+                guard var kind = scanToken(source) else { continue }
                 let end = location
                 let spelling = UnsafeBufferPointer(rebasing: source[start.offset..<end.offset])
-                // Identifiers, numbers and punctuators are ASCII (anything else was reported
-                // and skipped); only quoted literals may hold other bytes.
-                let text = kind == .punctuator && spelling.count == 1
-                    ? Lexer.spelling(ofPunctuator: spelling[0])
-                    : spelling.count <= 15 && (kind == .identifier || kind == .integerLiteral || kind == .punctuator)
-                        ? smallASCIIString(spelling)
-                        : String(decoding: spelling, as: UTF8.self)
                 let range = SourceRange(start: start, end: end)
                 var wordFlags: UInt8 = 0
+                let stored: TokenSpelling
+                // Identifiers, numbers and punctuators are ASCII (anything else was reported
+                // and skipped), so the short ones are stored inline straight from the bytes,
+                // with no `String` made and released per token; only quoted literals may
+                // hold other bytes.
+                if spelling.count <= 15 && kind != .stringLiteral && kind != .characterLiteral {
+                    stored = TokenSpelling(ascii: spelling, in: source, at: start.offset)
+                } else {
+                    stored = table.spelling(String(decoding: spelling, as: UTF8.self))
+                }
                 if kind == .identifier {
                     wordFlags = words.flags(of: spelling)
-                } else if kind == .integerLiteral || kind == .floatLiteral {
-                    switch NumericLiteral.parse(text) {
-                    case .invalid(let message): diagnostics.append(.error(message, at: range))
-                    case .integer: kind = .integerLiteral
-                    case .float: kind = .floatLiteral
+                } else if kind == .integerLiteral {
+                    if let simple = NumericLiteral.simpleKind(of: spelling) {
+                        kind = simple
+                    } else {
+                        switch NumericLiteral.parse(String(decoding: spelling, as: UTF8.self)) {
+                        case .invalid(let message): diagnostics.append(.error(message, at: range))
+                        case .integer: kind = .integerLiteral
+                        case .float: kind = .floatLiteral
+                        }
                     }
                 }
-                var token = Token(kind: kind, spelling: table.spelling(text), range: range, isAtLineStart: atLineStart,
+                var token = Token(kind: kind, spelling: stored, range: range, isAtLineStart: atLineStart,
                                   hasLeadingSpace: leadingSpace, wordFlags: wordFlags)
                 if !pendingDocumentation.isEmpty {
                     token.annex = table.annex(documentation: pendingDocumentation, expansion: nil)
@@ -116,47 +126,49 @@ public struct Lexer {
     }
 
     /// whitespace, `\`-newline splices, `// …`, `/* … */`; `///` lines are kept as documentation.
-    private mutating func skipTrivia() {
-        while position < bytes.count {
-            let c = bytes[position]
+    @inline(__always)
+    private mutating func skipTrivia(_ source: UnsafeBufferPointer<UInt8>) {
+        while position < source.count {
+            let c = source[position]
             switch c {
             case UInt8(ascii: "\n"):
                 newline()
             case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), 0x0B, 0x0C:
-                position += 1
+                position &+= 1
                 leadingSpace = true
-            case UInt8(ascii: "\\") where peek(1) == UInt8(ascii: "\n") || (peek(1) == UInt8(ascii: "\r") && peek(2) == UInt8(ascii: "\n")):
+            case UInt8(ascii: "\\") where peek(source, 1) == UInt8(ascii: "\n")
+                || (peek(source, 1) == UInt8(ascii: "\r") && peek(source, 2) == UInt8(ascii: "\n")):
                 // Line splice: the logical line continues.
-                position += peek(1) == UInt8(ascii: "\r") ? 2 : 1
+                position &+= peek(source, 1) == UInt8(ascii: "\r") ? 2 : 1
                 let keep = atLineStart
                 newline()
                 atLineStart = keep
-            case UInt8(ascii: "/") where peek(1) == UInt8(ascii: "/"):
-                let isDoc = peek(2) == UInt8(ascii: "/") && peek(3) != UInt8(ascii: "/")
+            case UInt8(ascii: "/") where peek(source, 1) == UInt8(ascii: "/"):
+                let isDoc = peek(source, 2) == UInt8(ascii: "/") && peek(source, 3) != UInt8(ascii: "/")
                 let textStart = position + (isDoc ? 3 : 2)
-                while position < bytes.count, bytes[position] != UInt8(ascii: "\n") { position += 1 }
+                position = Lexer.lineEnd(in: source, from: position)
                 if isDoc {
                     // Trimmed as bytes, before the one `String` is made.
                     var from = textStart, to = position
-                    while from < to, isBlank(bytes[from]) { from += 1 }
-                    while to > from, isBlank(bytes[to - 1]) { to -= 1 }
-                    pendingDocumentation.append(String(decoding: bytes[from..<to], as: UTF8.self))
+                    while from < to, isBlank(source[from]) { from += 1 }
+                    while to > from, isBlank(source[to - 1]) { to -= 1 }
+                    pendingDocumentation.append(String(decoding: UnsafeBufferPointer(rebasing: source[from..<to]), as: UTF8.self))
                 }
                 leadingSpace = true
-            case UInt8(ascii: "/") where peek(1) == UInt8(ascii: "*"):
+            case UInt8(ascii: "/") where peek(source, 1) == UInt8(ascii: "*"):
                 let start = location
-                position += 2
+                position &+= 2
                 var closed = false
-                while position < bytes.count {
-                    if bytes[position] == UInt8(ascii: "*"), peek(1) == UInt8(ascii: "/") {
-                        position += 2
+                while position < source.count {
+                    if source[position] == UInt8(ascii: "*"), peek(source, 1) == UInt8(ascii: "/") {
+                        position &+= 2
                         closed = true
                         break
                     }
-                    if bytes[position] == UInt8(ascii: "\n") {
+                    if source[position] == UInt8(ascii: "\n") {
                         newline()
                     } else {
-                        position += 1
+                        position &+= 1
                     }
                 }
                 if !closed {
@@ -169,33 +181,55 @@ public struct Lexer {
         }
     }
 
+    /// The index of the first newline in `source` at or after `index`, or `source.count`.
+    /// Eight bytes at a time: most of a shader's bytes are in `//` comments (a file's
+    /// header, `///` argument documentation), and a byte-at-a-time loop was a tenth of lexing.
+    /// `x - 0x01…01 & ~x & 0x80…80` is nonzero exactly when a byte of `x` (the word xor-ed
+    /// with newlines) is zero, and its lowest set bit marks the first such byte.
+    @inline(__always)
+    static func lineEnd(in source: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
+        var index = index
+        if let base = source.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= source.count {
+                let x = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ 0x0A0A_0A0A_0A0A_0A0A
+                let zero = (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
+                if zero != 0 { return index + UInt64(littleEndian: zero).trailingZeroBitCount >> 3 }
+                index += 8
+            }
+        }
+        while index < source.count, source[index] != UInt8(ascii: "\n") { index += 1 }
+        return index
+    }
+
     /// Scans one token starting at `position`; `nil` when the bytes were skipped after an error.
-    private mutating func scanToken() -> Token.Kind? {
-        let c = bytes[position]
+    @inline(__always)
+    private mutating func scanToken(_ source: UnsafeBufferPointer<UInt8>) -> Token.Kind? {
+        let c = source[position]
         if isIdentifierStart(c) {
-            position += 1
-            while position < bytes.count, isIdentifierContinue(bytes[position]) { position += 1 }
+            position &+= 1
+            while position < source.count, isIdentifierContinue(source[position]) { position &+= 1 }
             return .identifier
         }
-        if isDigit(c) || (c == UInt8(ascii: ".") && isDigit(peek(1))) {
-            scanNumber()
+        if isDigit(c) || (c == UInt8(ascii: ".") && isDigit(peek(source, 1))) {
+            scanNumber(source)
             return .integerLiteral
         }
         if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
-            return scanQuoted(c)
+            return scanQuoted(source, c)
         }
-        if let length = punctuatorLength() {
-            position += length
+        if let length = punctuatorLength(source) {
+            position &+= length
             return .punctuator
         }
         let start = location
         if c >= 0x80 {
             // Skip the whole run of non-ASCII bytes so one stray character reports once.
-            while position < bytes.count, bytes[position] >= 0x80 { position += 1 }
+            while position < source.count, source[position] >= 0x80 { position &+= 1 }
             diagnostics.append(.error("non-ASCII characters are not allowed outside of literals and comments",
                                       at: SourceRange(start: start, end: location)))
         } else {
-            position += 1
+            position &+= 1
             let shown = c >= 0x20 && c < 0x7F ? String(UnicodeScalar(c)) : "\\x" + String(c, radix: 16, uppercase: true)
             diagnostics.append(.error("invalid character '\(shown)' in source", at: SourceRange(start: start, end: location)))
         }
@@ -203,17 +237,17 @@ public struct Lexer {
     }
 
     /// pp-number: digit or `.digit`, then digits, letters, `_`, `.`, and signs after an exponent letter.
-    private mutating func scanNumber() {
-        let isHex = bytes[position] == UInt8(ascii: "0") && (peek(1) | 0x20) == UInt8(ascii: "x")
-        position += 1
-        while position < bytes.count {
-            let c = bytes[position]
+    private mutating func scanNumber(_ source: UnsafeBufferPointer<UInt8>) {
+        let isHex = source[position] == UInt8(ascii: "0") && (peek(source, 1) | 0x20) == UInt8(ascii: "x")
+        position &+= 1
+        while position < source.count {
+            let c = source[position]
             if isIdentifierContinue(c) || c == UInt8(ascii: ".") {
-                position += 1
+                position &+= 1
                 let lower = c | 0x20
                 if (lower == UInt8(ascii: "e") && !isHex) || (lower == UInt8(ascii: "p") && isHex),
-                   peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") {
-                    position += 1
+                   peek(source) == UInt8(ascii: "+") || peek(source) == UInt8(ascii: "-") {
+                    position &+= 1
                 }
             } else {
                 return
@@ -222,17 +256,17 @@ public struct Lexer {
     }
 
     /// `"…"` or `'…'` with backslash escapes, on one line.
-    private mutating func scanQuoted(_ quote: UInt8) -> Token.Kind? {
+    private mutating func scanQuoted(_ source: UnsafeBufferPointer<UInt8>, _ quote: UInt8) -> Token.Kind? {
         let start = location
-        position += 1
-        while position < bytes.count {
-            let c = bytes[position]
+        position &+= 1
+        while position < source.count {
+            let c = source[position]
             if c == quote {
-                position += 1
+                position &+= 1
                 return quote == UInt8(ascii: "\"") ? .stringLiteral : .characterLiteral
             }
             if c == UInt8(ascii: "\n") { break }
-            position += c == UInt8(ascii: "\\") && position + 1 < bytes.count && bytes[position + 1] != UInt8(ascii: "\n") ? 2 : 1
+            position &+= c == UInt8(ascii: "\\") && position + 1 < source.count && source[position + 1] != UInt8(ascii: "\n") ? 2 : 1
         }
         let what = quote == UInt8(ascii: "\"") ? "string literal" : "character constant"
         diagnostics.append(.error("missing terminating \(quote == UInt8(ascii: "\"") ? "'\"'" : "\"'\"") character in \(what)",
@@ -241,8 +275,9 @@ public struct Lexer {
     }
 
     /// Longest-match punctuator length at `position`, or `nil`.
-    private func punctuatorLength() -> Int? {
-        let c = bytes[position], d = peek(1), e = peek(2)
+    @inline(__always)
+    private func punctuatorLength(_ source: UnsafeBufferPointer<UInt8>) -> Int? {
+        let c = source[position], d = peek(source, 1), e = peek(source, 2)
         switch c {
         case UInt8(ascii: "<"), UInt8(ascii: ">"):
             if d == c { return e == UInt8(ascii: "=") ? 3 : 2 }           // << >> <<= >>=
@@ -270,46 +305,13 @@ public struct Lexer {
         }
     }
 
-    /// The spelling of a one-character punctuator, as a literal: a `String` made from the
-    /// bytes cost ~135 instructions, and half of all tokens are one of these.
-    private static func spelling(ofPunctuator c: UInt8) -> String {
-        switch c {
-        case UInt8(ascii: "("): return "("
-        case UInt8(ascii: ")"): return ")"
-        case UInt8(ascii: "["): return "["
-        case UInt8(ascii: "]"): return "]"
-        case UInt8(ascii: "{"): return "{"
-        case UInt8(ascii: "}"): return "}"
-        case UInt8(ascii: ";"): return ";"
-        case UInt8(ascii: ","): return ","
-        case UInt8(ascii: "."): return "."
-        case UInt8(ascii: "="): return "="
-        case UInt8(ascii: "+"): return "+"
-        case UInt8(ascii: "-"): return "-"
-        case UInt8(ascii: "*"): return "*"
-        case UInt8(ascii: "/"): return "/"
-        case UInt8(ascii: "<"): return "<"
-        case UInt8(ascii: ">"): return ">"
-        case UInt8(ascii: ":"): return ":"
-        case UInt8(ascii: "?"): return "?"
-        case UInt8(ascii: "!"): return "!"
-        case UInt8(ascii: "&"): return "&"
-        case UInt8(ascii: "|"): return "|"
-        case UInt8(ascii: "^"): return "^"
-        case UInt8(ascii: "%"): return "%"
-        case UInt8(ascii: "~"): return "~"
-        case UInt8(ascii: "#"): return "#"
-        default: return String(decoding: CollectionOfOne(c), as: UTF8.self)
-        }
-    }
-
-    @inline(__always) private func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+    @inline(__always) private func isDigit(_ c: UInt8) -> Bool { c &- 48 < 10 }
     /// Space, tab or carriage return: trimmed from `///` lines.
     @inline(__always) private func isBlank(_ c: UInt8) -> Bool {
         c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") || c == UInt8(ascii: "\r")
     }
     @inline(__always) private func isIdentifierStart(_ c: UInt8) -> Bool {
-        (c | 0x20 >= 97 && c | 0x20 <= 122) || c == UInt8(ascii: "_") || c == UInt8(ascii: "$")
+        (c | 0x20) &- 97 < 26 || c == UInt8(ascii: "_") || c == UInt8(ascii: "$")
     }
     @inline(__always) private func isIdentifierContinue(_ c: UInt8) -> Bool { isIdentifierStart(c) || isDigit(c) }
 }

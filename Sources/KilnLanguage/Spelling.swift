@@ -31,19 +31,3 @@ struct Spelling {
     @inline(__always)
     static func ~= (pattern: String, value: Spelling) -> Bool { sameSpelling(pattern, value.text) }
 }
-
-/// The `String` of 0…15 ASCII `bytes`, built directly in the standard library's inline
-/// ("small") form — the bytes in order, zero-padded, `0xE0 | count` in the last byte —
-/// instead of through `String(decoding:as:)`, which validates and repairs UTF-8 first
-/// (~150 instructions, for every identifier, number and operator the lexer makes: 1.3 %
-/// of a median compile). The caller guarantees the bytes are ASCII and at most 15.
-/// `SpellingTests` checks the result against `String(decoding:as:)`, bit for bit.
-@inline(__always)
-func smallASCIIString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-    guard MemoryLayout<String>.size == 16 else { return String(decoding: bytes, as: UTF8.self) }
-    var low: UInt64 = 0, high: UInt64 = 0
-    for index in 0..<min(bytes.count, 8) { low |= UInt64(bytes[index]) << (8 * UInt64(index)) }
-    for index in min(bytes.count, 8)..<bytes.count { high |= UInt64(bytes[index]) << (8 * UInt64(index - 8)) }
-    high |= (0xE0 | UInt64(bytes.count)) << 56
-    return unsafeBitCast((low, high), to: String.self)
-}

@@ -1,5 +1,6 @@
 import Testing
 @testable import KilnLanguage
+import KilnTestSupport
 
 /// A token with what its table holds for it.
 @dynamicMemberLookup
@@ -55,6 +56,52 @@ private func spellings(_ text: String) -> [String] {
         #expect(diagnostics.isEmpty)
         #expect(tokens.count == 2)
         #expect(tokens[0].text == text)
+    }
+
+    /// The lexer classifies the commonest literals without parsing them
+    /// (`NumericLiteral.simpleKind`): over random pp-numbers — digits, dots, exponents,
+    /// suffixes, leading zeros, long and short — every one it classifies is valid and of
+    /// that kind by `parse`, and it classifies the usual ones.
+    @Test func simpleLiteralKindsAgreeWithParsing() {
+        var random = SeededRandom(seed: 41_1)
+        func next(_ bound: Int) -> Int { random.below(bound) }
+        let alphabet = Array("0123456789000.....eEfFhHuUlLxp+-".utf8)
+        var classified = 0
+        for _ in 0..<200_000 {
+            let bytes = [UInt8(ascii: "0") + UInt8(next(10))] + (0..<next(22)).map { _ in alphabet[next(alphabet.count)] }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard let kind = bytes.withUnsafeBufferPointer({ NumericLiteral.simpleKind(of: $0) }) else { continue }
+            classified += 1
+            switch NumericLiteral.parse(text) {
+            case .integer: #expect(kind == .integerLiteral, "\(text)")
+            case .float: #expect(kind == .floatLiteral, "\(text)")
+            case .invalid(let message): Issue.record("\(text) classified as \(kind), but: \(message)")
+            }
+        }
+        #expect(classified > 1_000)
+        for (text, kind) in [("0", Token.Kind.integerLiteral), ("7", .integerLiteral), ("123456789012345678", .integerLiteral),
+                             ("0.5", .floatLiteral), (".5", .floatLiteral), ("1.", .floatLiteral), ("2.0f", .floatLiteral),
+                             ("0.35h", .floatLiteral), ("12345678901.25", .floatLiteral)] {
+            #expect(Array(text.utf8).withUnsafeBufferPointer { NumericLiteral.simpleKind(of: $0) } == kind, "\(text)")
+        }
+        for text in ["017", "08", "1234567890123456789", "1e5", "1f", "1h", "3u", "0x1F", "1.2.3", "123456789012.345", "2.0q"] {
+            #expect(Array(text.utf8).withUnsafeBufferPointer { NumericLiteral.simpleKind(of: $0) } == nil, "\(text)")
+        }
+    }
+
+    /// `//` comments are skipped to the newline eight bytes at a time (`Lexer.lineEnd`): it
+    /// finds the same newline as a plain scan, wherever the newline and the start fall.
+    @Test func lineEndFindsTheFirstNewline() {
+        var random = SeededRandom(seed: 41_2)
+        func next(_ bound: Int) -> Int { random.below(bound) }
+        for _ in 0..<20_000 {
+            // Bytes next to a newline's (0x0A) in value too: 0x09, 0x0B, 0x8A, 0x0A + 0x80.
+            let pool: [UInt8] = [0x09, 0x0B, 0x8A, 0x20, 0x41, 0x2F, 0xFF, 0x00, 0x0A]
+            let bytes = (0..<next(40)).map { _ in next(6) == 0 ? UInt8(0x0A) : pool[next(pool.count - 1)] }
+            let from = next(bytes.count + 1)
+            let expected = bytes[from...].firstIndex(of: 0x0A) ?? bytes.count
+            #expect(bytes.withUnsafeBufferPointer { Lexer.lineEnd(in: $0, from: from) } == expected, "\(bytes) from \(from)")
+        }
     }
 
     /// Decimal floating literals take an exact fast path (`NumericLiteral.exactDecimal`):

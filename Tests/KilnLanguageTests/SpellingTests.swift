@@ -1,25 +1,33 @@
 import Testing
 @testable import KilnLanguage
+import KilnTestSupport
 
-/// `sameSpelling` and `smallASCIIString` rely on how the standard library stores short
-/// ASCII strings (inline, zero-padded, count in the last byte): these tests fail if that
-/// ever changes, before any compile could go wrong.
+/// `sameSpelling` and `TokenSpelling(ascii:in:at:)` rely on how the standard library stores
+/// short ASCII strings (inline, zero-padded, count in the last byte): these tests fail if
+/// that ever changes, before any compile could go wrong.
 struct SpellingTests {
     /// Every ASCII spelling of 0…15 bytes built in place is the string `String(decoding:)`
-    /// makes: equal, the same bits, the same count and bytes.
-    @Test func smallASCIIStringsAreTheStandardLibrarysStrings() {
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        func next(_ bound: Int) -> Int {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
-            return Int(state % UInt64(bound))
-        }
+    /// makes: equal, the same bits, the same count and bytes — read with two loads from the
+    /// middle of a buffer and byte by byte from its last 15 bytes.
+    @Test func inlineSpellingsAreTheStandardLibrarysStrings() {
+        var random = SeededRandom(seed: 41)
+        func next(_ bound: Int) -> Int { random.below(bound) }
         for _ in 0..<100_000 {
             let bytes = (0..<next(16)).map { _ in UInt8(1 + next(127)) }
             let expected = String(decoding: bytes, as: UTF8.self)
-            let made = bytes.withUnsafeBufferPointer { smallASCIIString($0) }
+            // Noise around the spelling, which must not leak into it; at the end of the
+            // buffer or with 16 bytes or more after its start.
+            let before = (0..<next(4)).map { _ in UInt8(1 + next(255)) }
+            let after = next(2) == 0 ? [] : (0..<(16 + next(4))).map { _ in UInt8(1 + next(255)) }
+            let buffer = before + bytes + after
+            let spelling = buffer.withUnsafeBufferPointer { source in
+                TokenSpelling(ascii: UnsafeBufferPointer(rebasing: source[before.count..<before.count + bytes.count]),
+                              in: source, at: before.count)
+            }
+            #expect(spelling == TokenSpelling.inline(expected))
+            let made = spelling.inlineText
             #expect(made == expected)
-            #expect(Array(made.utf8) == bytes)
-            #expect(unsafeBitCast(made, to: (UInt64, UInt64).self) == unsafeBitCast(expected, to: (UInt64, UInt64).self))
+            #expect(made.map { Array($0.utf8) } == bytes)
         }
     }
 
