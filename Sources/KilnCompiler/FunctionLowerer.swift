@@ -79,34 +79,13 @@ final class FunctionLowerer {
         self.functionDiscards = functionDiscards ?? StatementScanner.discardingFunctions(program)
     }
 
-    /// Memo of `StatementScanner.assignedVariables` (a pure function of the typed tree),
-    /// keyed by the source span of the statements and expressions scanned.
-    var assignedCache: [AssignedKey: Set<VariableID>] = [:]
-
-    struct AssignedKey: Hashable {
-        var spans: [Int]
-    }
-
-    /// The variables `statements` and `extra` assign. With both, the union of the two
-    /// memoized separately: a loop asks first about its body alone (may it be unrolled?)
-    /// and then about body, condition and step, and scanning the body twice was 5 % of
-    /// compiling `art_rings` (docs/benchmarks.md, "fortieth session").
+    /// The variables `statements` and `extra` assign (`StatementScanner.assignedVariables`).
+    /// Not memoized: the scan visits only the statements and the subtrees that write
+    /// (`TypedExpression.mayWrite`), which cost less than hashing a memo key of the
+    /// statements' spans (docs/benchmarks.md, "forty-first session").
     func assignedVariables(_ statements: [TypedStatement], extra: [TypedExpression] = [],
                            program: CheckedProgram) -> Set<VariableID> {
-        if statements.isEmpty || extra.isEmpty { return memoizedAssignedVariables(statements, extra, program) }
-        return memoizedAssignedVariables(statements, [], program).union(memoizedAssignedVariables([], extra, program))
-    }
-
-    private func memoizedAssignedVariables(_ statements: [TypedStatement], _ extra: [TypedExpression],
-                                           _ program: CheckedProgram) -> Set<VariableID> {
-        var spans: [Int] = [statements.count, extra.count]
-        for s in statements { spans += [s.range.start.file, s.range.start.offset, s.range.end.offset] }
-        for e in extra { spans += [e.range.start.file, e.range.start.offset, e.range.end.offset] }
-        let key = AssignedKey(spans: spans)
-        if let cached = assignedCache[key] { return cached }
-        let result = StatementScanner.assignedVariables(statements, extra: extra, program: program)
-        assignedCache[key] = result
-        return result
+        StatementScanner.assignedVariables(statements, extra: extra, program: program)
     }
 
     /// Per function, memo of the facts about its body each inlined call of it needs

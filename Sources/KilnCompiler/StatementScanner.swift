@@ -129,8 +129,21 @@ enum StatementScanner {
             default: break
             }
         }
-        visit(statements, note)
-        for e in extra { visit(e, note) }
+        // Only subtrees that write anything (`TypedExpression.mayWrite`) can hold what `note`
+        // looks for.
+        func visitWrites(_ e: TypedExpression) {
+            guard e.mayWrite else { return }
+            note(e)
+            forEachChild(e, visitWrites)
+        }
+        func scan(_ statements: [TypedStatement]) {
+            for statement in statements {
+                forEachExpression(statement, visitWrites)
+                forEachNested(statement, scan)
+            }
+        }
+        scan(statements)
+        for e in extra { visitWrites(e) }
         return result
     }
 
@@ -244,19 +257,10 @@ enum StatementScanner {
         return dynamicallyIndexedVariables(function.body)
     }
 
-    /// Whether evaluating `expression` can change state (assignments, calls with
-    /// reference parameters or discards).
-    static func hasSideEffects(_ expression: TypedExpression, program: CheckedProgram) -> Bool {
-        var effects = false
-        visit(expression) { e in
-            switch e.kind {
-            case .assign, .compoundAssign, .increment: effects = true
-            case .call: effects = true
-            case .builtin(.modf, _): effects = true
-            default: break
-            }
-        }
-        return effects
+    /// Whether evaluating `expression` can change state: an assignment, a call of a user
+    /// function, `modf` (`TypedExpression.mayWrite`).
+    static func hasSideEffects(_ expression: TypedExpression) -> Bool {
+        expression.mayWrite
     }
 
     /// For each function: whether it or a function it calls executes `discard_fragment()`.

@@ -318,10 +318,35 @@ public final class TypedExpression: @unchecked Sendable {
     public let kind: Kind
     public let type: KType
     public let range: SourceRange
+    /// The expression or one inside it assigns (`=`, `op=`, `++`, `--`), calls a user
+    /// function (which may write through `thread` reference and pointer arguments), or
+    /// calls `modf` (which writes its second argument). Computed once, as the node is made
+    /// from its operands, so the lowerer's questions about what a region assigns and whether
+    /// an operand has effects skip whole subtrees instead of visiting every node of them
+    /// (a loop body's scan cost ~600 instructions a node, docs/benchmarks.md).
+    public let mayWrite: Bool
 
     public init(_ kind: Kind, type: KType, range: SourceRange) {
         self.kind = kind
         self.type = type
         self.range = range
+        self.mayWrite = Self.mayWrite(kind)
+    }
+
+    private static func mayWrite(_ kind: Kind) -> Bool {
+        switch kind {
+        case .constant, .variable, .global: return false
+        case .assign, .compoundAssign, .increment, .call: return true
+        case .builtin(let builtin, let items): return builtin == .modf || items.contains { $0.mayWrite }
+        case .construct(let items): return items.contains { $0.mayWrite }
+        case .convert(let a), .unary(_, let a), .swizzle(let a, _), .member(let a, _), .addressOf(let a),
+             .dereference(let a), .textureSize(let a, _):
+            return a.mayWrite
+        case .binary(_, let a, let b), .matrixMultiply(let a, let b), .index(let a, let b), .layerSample(let a, let b),
+             .textureRead(let a, let b), .sequence(let a, let b), .textureSample(let a, _, let b):
+            return a.mayWrite || b.mayWrite
+        case .conditional(let a, let b, let c), .textureWrite(let a, let b, let c):
+            return a.mayWrite || b.mayWrite || c.mayWrite
+        }
     }
 }
