@@ -250,8 +250,11 @@ struct LoopUniformityAnalysis {
 
     // MARK: - Writes
 
-    /// Records the writes `e` performs.
+    /// Records the writes `e` performs. A subtree that writes nothing
+    /// (`TypedExpression.mayWrite`) calls nothing either, so there is nothing to record in
+    /// it: not visited, and not counted against the budget.
     private mutating func effects(_ e: TypedExpression, _ context: Context) {
+        guard e.mayWrite else { return }
         shared.stepsLeft -= 1
         guard !shared.exhausted else { return }
         switch e.kind {
