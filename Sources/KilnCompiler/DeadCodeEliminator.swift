@@ -27,8 +27,9 @@ enum DeadCodeEliminator {
         // ..< definitionStart[u + 1]]`; prologue indexes first, body indexes after them.
         var definitionStart = [Int](repeating: 0, count: unitCount + 1)
         var live = [Bool](repeating: false, count: unitCount)
-        // Units marked live whose definitions are still to visit.
+        // Units marked live whose definitions are still to visit (each at most once).
         var pending: [Int] = []
+        pending.reserveCapacity(unitCount)
         func mark(_ register: VirtualRegister) {
             if register >= 0 && !live[unitOf[register]] {
                 live[unitOf[register]] = true
@@ -84,6 +85,9 @@ enum DeadCodeEliminator {
     /// something to remove (this runs after every sweep). Returns whether a jump went.
     @discardableResult
     static func removeJumpsToNext(_ body: inout [IRInstruction]) -> Bool {
+        // Straight-line code (most small shaders, and every body once its jumps went):
+        // nothing to look at, and no tables to make.
+        guard body.contains(where: { $0.isJump || $0.isLabel }) else { return false }
         var drop = [Bool](repeating: false, count: body.count)
         var removedJump = false
         var labelCount = 0

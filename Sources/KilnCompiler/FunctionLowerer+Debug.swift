@@ -100,9 +100,12 @@ extension FunctionLowerer {
         emitDebug(.bind(variable: variable, components: registers))
     }
 
+    /// A vector's component labels: one array for the process, not one per call.
+    private static let componentNames = ["x", "y", "z", "w"]
+
     /// Labels and types of the scalarized components of `type`, in component order.
     func debugComponents(_ type: KType, prefix: String) -> [DebugVariable.Component] {
-        let names = ["x", "y", "z", "w"]
+        let names = Self.componentNames
         func join(_ label: String) -> String { prefix.isEmpty ? label : prefix + "." + label }
         switch type {
         case .scalar(let k):

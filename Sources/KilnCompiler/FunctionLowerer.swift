@@ -302,7 +302,9 @@ final class FunctionLowerer {
 
     /// A copy of `values` that later writes to homes cannot change.
     func stable(_ values: [VirtualRegister]) -> [VirtualRegister] {
-        values.map { value in
+        // Usually none is a home: the same array, not a copy of it.
+        guard values.contains(where: { state.isHome[$0] }) else { return values }
+        return values.map { value in
             guard state.isHome[value] else { return value }
             let copy = newRegister()
             state.isUniform[copy] = state.isUniform[value]

@@ -191,10 +191,11 @@ extension Checker {
                 }
             }
         }
-        // The argument types once, not once per candidate; candidates by index, not copied
-        // (a copy of a `BuiltinOverload` retains and releases its three arrays, and `max`
-        // has 28 overloads).
-        let types = arguments.map { $0.type }
+        // The argument types once, not once per candidate, and only when a candidate needs
+        // them (a user function, a builtin without shape codes); candidates by index, not
+        // copied (a copy of a `BuiltinOverload` retains and releases its three arrays, and
+        // `max` has 28 overloads).
+        lazy var types = arguments.map { $0.type }
         var anyVisible = false
         for index in users where signatures[index].order <= visible {
             anyVisible = true
@@ -206,7 +207,7 @@ extension Checker {
         }
         // Builtins by their shape codes when the arguments have them (scalars and vectors:
         // nearly every call), through the buffer so reading a candidate retains nothing.
-        let argumentShapes = ScalarShapeCode.signature(of: types)
+        let argumentShapes = ScalarShapeCode.signature(of: arguments)
         ScalarShapeCode.withCostTable { table in
             builtins.withUnsafeBufferPointer { candidates in
                 for index in candidates.indices {

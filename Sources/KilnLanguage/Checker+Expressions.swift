@@ -70,6 +70,7 @@ extension Checker {
     /// Checks every argument (reporting each one's errors); `nil` if any failed.
     func checkArguments(_ arguments: [Expression]) -> [TypedExpression]? {
         var values: [TypedExpression] = []
+        values.reserveCapacity(arguments.count)
         var ok = true
         for argument in arguments {
             if let value = checkExpression(argument) { values.append(value) } else { ok = false }
@@ -716,6 +717,7 @@ extension Checker {
     /// Component indexes of a swizzle name (`xyzw` or `rgba`, not mixed), or nil.
     private func swizzle(_ object: TypedExpression, kind: ScalarKind, width: Int, name: String, nameRange: SourceRange, range: SourceRange) -> TypedExpression? {
         var components: [Int] = []
+        components.reserveCapacity(name.utf8.count)
         var usesXYZW = false, usesRGBA = false
         for byte in name.utf8 {
             switch byte {

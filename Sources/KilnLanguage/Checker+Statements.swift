@@ -14,6 +14,10 @@ extension Checker {
         scope.reset()
         let errorsBefore = errorCount
         var parameters: [CheckedParameter] = []
+        parameters.reserveCapacity(definition.parameters.count)
+        // Room for the parameters and a typical body's locals at once, rather than doubling
+        // from one (each step a copy).
+        current.variables.reserveCapacity(definition.parameters.count + 16)
         for parameter in definition.parameters {
             let id = current.variables.count
             let range = parameter.declaration.nameRange ?? parameter.declaration.range

@@ -383,6 +383,8 @@ extension Parser {
     mutating func parseParameters(open: Token) throws(Failure) -> [ParameterDeclaration] {
         var parameters: [ParameterDeclaration] = []
         if match(")") { return parameters }
+        // Room for a typical parameter list rather than doubling from one.
+        parameters.reserveCapacity(6)
         if checkKeyword("void"), peek(1).isPunctuator(")") {
             advance()
             advance()

@@ -5,7 +5,9 @@ extension Parser {
         let open = try expect("{")
         try enterNesting()
         defer { leaveNesting() }
+        // Room for a typical block (a statement is one reference) rather than doubling from one.
         var statements: [Statement] = []
+        statements.reserveCapacity(8)
         while !check("}"), !isAtEnd, !stopped {
             if let statement = parseStatementRecovering() { statements.append(statement) }
         }

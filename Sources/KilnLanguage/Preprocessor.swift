@@ -78,13 +78,24 @@ public struct Preprocessor {
         self.files = files
         self.limits = limits
         self.searchPaths = searchPaths.map(IncludePath.normalize)
+        (macros, macroLengthMask) = Self.predefined
+    }
+
+    /// `__METAL_VERSION__` and `__KILN__`, made once for the process: their spellings are
+    /// stored in the tokens (`TokenSpelling`), so they need no compile's table, and every
+    /// compile starts from the same dictionary without building it (a copy is shared until
+    /// a `#define` changes it).
+    private static let predefined: (macros: [String: Macro], lengthMask: UInt64) = {
+        var macros: [String: Macro] = [:]
+        var mask: UInt64 = 0
         for (name, value) in [("__METAL_VERSION__", "310"), ("__KILN__", "1")] {
             let range = SourceRange(at: SourceLocation(file: 0, offset: 0, line: 1, column: 1))
-            macros[name] = Macro(name: name, parameters: nil, isVariadic: false,
-                                 body: [table.token(kind: .integerLiteral, text: value, range: range)], range: range)
-            macroLengthMask |= Preprocessor.lengthBit(name)
+            let body = Token(kind: .integerLiteral, spelling: TokenSpelling.inline(value)!, range: range)
+            macros[name] = Macro(name: name, parameters: nil, isVariadic: false, body: [body], range: range)
+            mask |= lengthBit(name)
         }
-    }
+        return (macros, mask)
+    }()
 
     /// Preprocesses `files[mainFile]` and everything it includes; the result ends with
     /// `.endOfFile`, and `table` holds its tokens' long spellings and annexes.

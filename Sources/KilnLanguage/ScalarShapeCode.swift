@@ -27,14 +27,24 @@ enum ScalarShapeCode {
 
     /// The codes of `types`, nil when there are too many or one has no code.
     static func signature(of types: [KType]) -> Signature? {
-        guard types.count <= Signature.maxCount else { return nil }
+        signature(count: types.count) { types[$0] }
+    }
+
+    /// The codes of the types of `arguments`, without making an array of the types.
+    static func signature(of arguments: [TypedExpression]) -> Signature? {
+        signature(count: arguments.count) { arguments[$0].type }
+    }
+
+    @inline(__always)
+    private static func signature(count: Int, _ type: (Int) -> KType) -> Signature? {
+        guard count <= Signature.maxCount else { return nil }
         var codes: UInt32 = 0
-        for (index, type) in types.enumerated() {
-            let c = code(of: type)
+        for index in 0..<count {
+            let c = code(of: type(index))
             guard c != 0 else { return nil }
             codes |= UInt32(c) << (8 * UInt32(index))
         }
-        return Signature(codes: codes, count: types.count)
+        return Signature(codes: codes, count: count)
     }
 
     /// `Checker.conversionCost(from:to:)` for every pair of codes, to rank with.
