@@ -305,9 +305,16 @@ extension FunctionLowerer {
     // MARK: - Constructors
 
     func construct(_ type: KType, _ arguments: [TypedExpression]) throws -> [VirtualRegister] {
-        var values: [VirtualRegister] = []
-        for argument in arguments { values += try value(argument) }
         let total = count(type)
+        // One argument's values as they are; several joined in one array sized up front.
+        var values: [VirtualRegister]
+        if arguments.count == 1 {
+            values = try value(arguments[0])
+        } else {
+            values = []
+            values.reserveCapacity(total)
+            for argument in arguments { values += try value(argument) }
+        }
         switch type {
         case .vector, .scalar:
             if values.count == 1 && total > 1 { return Array(repeating: values[0], count: total) }
@@ -332,8 +339,8 @@ extension FunctionLowerer {
         default:
             break
         }
-        if values.count < total { values += Array(repeating: zero, count: total - values.count) }
-        return Array(values.prefix(total))
+        if values.count < total { values += repeatElement(zero, count: total - values.count) }
+        return values.count == total ? values : Array(values.prefix(total))
     }
 
     // MARK: - Globals

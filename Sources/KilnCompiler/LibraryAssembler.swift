@@ -49,7 +49,8 @@ struct LibraryAssembler {
         } + (lowered.discardRegister.map { [$0] } ?? [])
         let inputRegisters = lowered.inputs.map { $0.first }
         if optimize {
-            DeadCodeEliminator.run(&state, roots: roots + inputRegisters)
+            let kept = roots + inputRegisters
+            DeadCodeEliminator.run(&state, roots: kept)
             CopyCoalescer.run(&state)
             let renumbered = numbersValues ? ValueNumbering.run(&state) : 0
             if propagatesCopies {
@@ -57,9 +58,9 @@ struct LibraryAssembler {
                 // A recomputation that became a copy may have been the only reader of another
                 // copy (`i.x + 1` feeding `· 127.1`): sweep once more. Only after propagation,
                 // which moves the debugger's bindings off copies that go.
-                if renumbered > 0 { DeadCodeEliminator.run(&state, roots: roots + inputRegisters) }
+                if renumbered > 0 { DeadCodeEliminator.run(&state, roots: kept) }
             }
-            if hoistsInvariants { LoopInvariantHoisting.run(&state, keep: roots + inputRegisters) }
+            if hoistsInvariants { LoopInvariantHoisting.run(&state, keep: kept) }
         } else {
             DeadCodeEliminator.removeJumpsToNext(&state.body)
         }

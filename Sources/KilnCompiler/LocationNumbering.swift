@@ -16,6 +16,7 @@ struct LocationNumbering {
         var size = 16
         while size < 2 * expected { size *= 2 }
         slots = Array(repeating: 0, count: size)
+        keys.reserveCapacity(size / 2)
     }
 
     /// The number of `key`, and whether it was new (then it is the next number in order).

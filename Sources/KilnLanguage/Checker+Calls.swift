@@ -255,23 +255,32 @@ extension Checker {
             }
             return nil
         }
-        /// The arguments converted to the chosen signature's parameters, defaults appended.
+        /// The arguments converted to the chosen signature's parameters, defaults appended:
+        /// `arguments` itself when that changes nothing (most calls), a new array otherwise.
         func convertedArguments(_ parameters: [KType], _ references: [Bool], _ defaults: [TypedExpression?]) -> [TypedExpression]? {
-            var values: [TypedExpression] = []
-            values.reserveCapacity(parameters.count)
+            var values: [TypedExpression]?
             for (index, parameter) in parameters.enumerated() {
+                let value: TypedExpression
                 if index < arguments.count {
                     if references[index] {
-                        values.append(arguments[index])
+                        value = arguments[index]
                     } else {
                         guard let converted = implicitlyConvert(arguments[index], to: parameter, context: .argument(index, name)) else { return nil }
-                        values.append(converted)
+                        value = converted
                     }
-                } else if let value = defaults[index] {
-                    values.append(value)
+                } else if let defaultValue = defaults[index] {
+                    value = defaultValue
+                } else {
+                    continue
                 }
+                if values == nil, index < arguments.count, value === arguments[index] { continue }
+                if values == nil {
+                    values = Array(arguments[..<min(index, arguments.count)])
+                    values!.reserveCapacity(parameters.count)
+                }
+                values!.append(value)
             }
-            return values
+            return values ?? arguments
         }
         // The winner's fields are read where they are, not copied into a `CallCandidate`
         // (seven references retained and released per call).

@@ -330,6 +330,7 @@ extension Checker {
     private func composeComponents(_ type: KType, kind: ScalarKind, count: Int, _ arguments: [TypedExpression], range: SourceRange) -> TypedExpression? {
         var total = 0
         var parts: [TypedExpression] = []
+        parts.reserveCapacity(arguments.count)
         for argument in arguments {
             switch argument.type {
             case .scalar, .vector:
