@@ -480,7 +480,7 @@ extension FunctionLowerer {
     func logical(_ o: TypedBinaryOperator, _ lhs: TypedExpression, _ rhs: TypedExpression,
                  _ e: TypedExpression) throws -> [VirtualRegister] {
         let a = try value(lhs)
-        if StatementScanner.hasSideEffects(rhs) && a.count == 1 {
+        if rhs.mayWrite && a.count == 1 {
             // `a && b` is `a ? b : false`; `a || b` is `a ? true : b`.
             let result = newHome(uniform: isUniform(a[0]))
             emitBody(IRInstruction(opcode: .mov, a: result, b: a[0]))
@@ -503,7 +503,7 @@ extension FunctionLowerer {
         // A condition the compiler knows (an unrolled loop's counter, a constant): only the
         // arm it picks is evaluated, as C does.
         if c.count == 1, let known = state.knownConstant[c[0]] { return try value(known != 0 ? a : b) }
-        let effects = StatementScanner.hasSideEffects(a) || StatementScanner.hasSideEffects(b)
+        let effects = a.mayWrite || b.mayWrite
         if !effects || c.count != 1 {
             let x = try value(a)
             let y = try value(b)

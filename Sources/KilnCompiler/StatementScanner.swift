@@ -257,12 +257,6 @@ enum StatementScanner {
         return dynamicallyIndexedVariables(function.body)
     }
 
-    /// Whether evaluating `expression` can change state: an assignment, a call of a user
-    /// function, `modf` (`TypedExpression.mayWrite`).
-    static func hasSideEffects(_ expression: TypedExpression) -> Bool {
-        expression.mayWrite
-    }
-
     /// For each function: whether it or a function it calls executes `discard_fragment()`.
     static func discardingFunctions(_ program: CheckedProgram) -> [Bool] {
         var result = program.functions.map { function -> Bool in
