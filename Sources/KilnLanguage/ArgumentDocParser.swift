@@ -147,7 +147,18 @@ enum ArgumentDocParser {
                     while position < text.count, isDigit(text[position]) { position += 1 }
                 }
             }
-            guard digits > 0, let value = Double(String(decoding: text[start..<position], as: UTF8.self)) else {
+            guard digits > 0 else {
+                position = start
+                return nil
+            }
+            // Most defaults and bounds (`0.5`, `20`, `-1`) are exact in one IEEE operation,
+            // the literals' own fast path; `Double(String)` (strtod) for the rest cost
+            // ~3 000 instructions a number, 1 % of compiling a shader with four `@arg` lines.
+            let negative = text[start] == UInt8(ascii: "-")
+            let bodyStart = text[start] == UInt8(ascii: "-") || text[start] == UInt8(ascii: "+") ? start + 1 : start
+            let exact = text.withUnsafeBufferPointer { NumericLiteral.exactDecimal(UnsafeBufferPointer(rebasing: $0[bodyStart..<position])) }
+            if let exact { return negative ? -exact : exact }
+            guard let value = Double(String(decoding: text[start..<position], as: UTF8.self)) else {
                 position = start
                 return nil
             }

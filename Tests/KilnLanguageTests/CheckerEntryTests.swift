@@ -1,5 +1,6 @@
 import Testing
 @testable import KilnLanguage
+import KilnTestSupport
 
 /// language.md §5: entry classification by signature, user-argument rules, stage functions,
 /// samplers and `@arg` docs.
@@ -233,6 +234,21 @@ import Testing
         let result = ArgumentDocParser.parse(["@arg glow = #ff000080", "@arg plain = #00ff00"])
         #expect(result.docs.first?.defaultValue == [1, 0, 0, 128.0 / 255])
         #expect(result.docs.last?.defaultValue == [0, 1, 0, 1])
+    }
+
+    /// Numbers take the literals' exact fast path when they can: the same values `Double(String)`
+    /// gives, signs, exponents, leading zeros and long mantissas (which fall back) included.
+    @Test func numbersAreWhatStrtodReads() {
+        var random = SeededRandom(seed: 42_1)
+        let digits = Array("0123456789")
+        for _ in 0..<20_000 {
+            var text = ["", "-", "+"][Int(random.next() % 3)]
+            text += String((0..<Int(1 + random.next() % 19)).map { _ in digits[Int(random.next() % 10)] })
+            if random.next() % 2 == 0 { text += "." + String((0..<Int(random.next() % 8)).map { _ in digits[Int(random.next() % 10)] }) }
+            if random.next() % 4 == 0 { text += "e" + ["", "-", "+"][Int(random.next() % 3)] + String(random.next() % 40) }
+            let parsed = ArgumentDocParser.parse(["@arg v = \(text)"])
+            #expect(parsed.docs.first?.defaultValue.first?.bitPattern == Double(text)?.bitPattern, "\(text)")
+        }
     }
 
     @Test func malformedLinesAreProblems() {
