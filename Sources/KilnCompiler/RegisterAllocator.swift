@@ -43,8 +43,12 @@ struct RegisterAllocator {
                 if head >= 0, head < position { backEdges.append((head, position)) }
             }
         }
-        var (start, end) = (intervals.start, intervals.end)
-        let (definitions, firstDefinition, firstRead) = (intervals.definitions, intervals.firstDefinition, intervals.firstRead)
+        var (start, end) = (intervals.units.map(\.start), intervals.units.map(\.end))
+        // Whether a unit's value flows around a back edge: written more than once, a group, or
+        // read before it is written. Only loops ask.
+        let isCarried = backEdges.isEmpty ? [] : zip(intervals.units, state.units).map { interval, unit in
+            interval.definitions > 1 || unit.size > 1 || interval.firstRead <= interval.firstDefinition
+        }
         for register in inputs {
             let unit = state.registerUnit[register]
             start[unit] = min(start[unit], prologueCount)
@@ -61,13 +65,10 @@ struct RegisterAllocator {
         }
         // Local copies: in a debug build each `state.units[unit]` here copied the whole
         // lowering state, seconds for a function of a thousand loops.
-        let isPrologue = state.units.map { $0.isPrologue }, isGroup = state.units.map { $0.size > 1 }
-        func isCarried(_ unit: Int) -> Bool {
-            definitions[unit] > 1 || isGroup[unit] || firstRead[unit] <= firstDefinition[unit]
-        }
+        let isPrologue = state.units.map { $0.isPrologue }
         if backEdges.count > LoopNest.minimumLoops, let nest = LoopNest(backEdges, positions: prologueCount + 1 + state.body.count) {
             for unit in 0..<unitCount where end[unit] >= 0 && !isPrologue[unit] {
-                nest.stretch(start: &start[unit], end: &end[unit], carried: isCarried(unit))
+                nest.stretch(start: &start[unit], end: &end[unit], carried: isCarried[unit])
             }
         } else {
             // A few loops (most shaders: unrolled loops leave none), or loops that overlap
@@ -78,7 +79,7 @@ struct RegisterAllocator {
                 changed = false
                 for (head, edge) in backEdges {
                     for unit in 0..<unitCount where end[unit] >= head && start[unit] <= edge && !isPrologue[unit] {
-                        changed = LoopNest.stretch(start: &start[unit], end: &end[unit], carried: isCarried(unit),
+                        changed = LoopNest.stretch(start: &start[unit], end: &end[unit], carried: isCarried[unit],
                                                    head: head, edge: edge) || changed
                     }
                 }
@@ -185,36 +186,39 @@ struct RegisterAllocator {
     /// First and last occurrence of each unit, its definition count and first definition and
     /// read. (A struct with mutating methods, not closures over local arrays: captured, the
     /// arrays are boxed and every access pays an exclusivity check — a tenth of compiling an
-    /// unrolled shader.)
+    /// unrolled shader.) One array of records rather than five arrays: one allocation, and
+    /// one uniqueness check per occurrence instead of three.
     private struct Intervals {
-        var start: [Int], end: [Int], definitions: [Int], firstDefinition: [Int], firstRead: [Int]
+        struct Interval {
+            var start = Int.max, end = -1, definitions = 0, firstDefinition = Int.max, firstRead = Int.max
+        }
+        var units: [Interval]
         let registerUnit: [Int]
 
         init(unitCount: Int, registerUnit: [Int]) {
-            start = Array(repeating: Int.max, count: unitCount)
-            end = Array(repeating: -1, count: unitCount)
-            definitions = Array(repeating: 0, count: unitCount)
-            firstDefinition = Array(repeating: Int.max, count: unitCount)
-            firstRead = Array(repeating: Int.max, count: unitCount)
+            units = Array(repeating: Interval(), count: unitCount)
             self.registerUnit = registerUnit
         }
 
-        mutating func touch(_ unit: Int, _ position: Int) {
-            start[unit] = min(start[unit], position)
-            end[unit] = max(end[unit], position)
-        }
         mutating func read(_ register: VirtualRegister, _ position: Int) {
             guard register >= 0 else { return }
-            let unit = registerUnit[register]
-            touch(unit, position)
-            firstRead[unit] = min(firstRead[unit], position)
+            Self.read(&units[registerUnit[register]], position)
         }
         mutating func define(_ register: VirtualRegister, _ position: Int) {
             guard register >= 0 else { return }
-            let unit = registerUnit[register]
-            touch(unit, position)
-            definitions[unit] += 1
-            firstDefinition[unit] = min(firstDefinition[unit], position)
+            Self.define(&units[registerUnit[register]], position)
+        }
+        // One `inout` access to the record: a single uniqueness check for all its fields.
+        private static func read(_ interval: inout Interval, _ position: Int) {
+            interval.start = min(interval.start, position)
+            interval.end = max(interval.end, position)
+            interval.firstRead = min(interval.firstRead, position)
+        }
+        private static func define(_ interval: inout Interval, _ position: Int) {
+            interval.start = min(interval.start, position)
+            interval.end = max(interval.end, position)
+            interval.definitions += 1
+            interval.firstDefinition = min(interval.firstDefinition, position)
         }
     }
 
