@@ -103,10 +103,28 @@ extension FunctionLowerer {
     /// A vector's component labels: one array for the process, not one per call.
     private static let componentNames = ["x", "y", "z", "w"]
 
+    /// The components of every scalar and vector type as a whole variable (no prefix), made
+    /// once for the process: nearly every variable is one, and each of them otherwise made
+    /// its own array (a sixth of the debug information's allocations). Indexed by
+    /// `ScalarType` × 4 + width − 1.
+    private static let plainComponents: [[DebugVariable.Component]] = ScalarType.allCases.flatMap { scalar in
+        (1...4).map { width in
+            width == 1 ? [.init(label: "", scalar: scalar)]
+                       : (0..<width).map { .init(label: componentNames[$0], scalar: scalar) }
+        }
+    }
+
     /// Labels and types of the scalarized components of `type`, in component order.
     func debugComponents(_ type: KType, prefix: String) -> [DebugVariable.Component] {
         let names = Self.componentNames
         func join(_ label: String) -> String { prefix.isEmpty ? label : prefix + "." + label }
+        if prefix.isEmpty {
+            switch type {
+            case .scalar(let k): return Self.plainComponents[Int(ScalarType(k).rawValue) * 4]
+            case .vector(let k, let n) where n >= 2 && n <= 4: return Self.plainComponents[Int(ScalarType(k).rawValue) * 4 + n - 1]
+            default: break
+            }
+        }
         switch type {
         case .scalar(let k):
             return [.init(label: prefix, scalar: ScalarType(k))]

@@ -28,7 +28,7 @@ extension Checker {
                       notes: [.init(message: "previous declaration is here", range: current.variables[previous].range)])
             }
             parameters.append(CheckedParameter(variable: id, name: parameter.name ?? "", type: parameter.type,
-                                               typeSpelling: TypeResolver.spelling(of: parameter.declaration.type),
+                                               typeSpelling: current.parameterSpellings[id],
                                                isReference: parameter.isReference,
                                                attributes: parameter.declaration.attributes.map(entryAttribute),
                                                range: parameter.declaration.range))
