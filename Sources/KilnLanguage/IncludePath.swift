@@ -11,6 +11,15 @@ public enum IncludePath {
     /// `path` with `.` and empty components removed and `dir/..` folded; leading `..`
     /// components stay (`a/./b/../c.h` → `a/c.h`, `../x/../y.h` → `../y.h`).
     public static func normalize(_ path: String) -> String {
+        // Names are nearly always normal already (`common.h`, `Shaders/ripple.metal`), and
+        // every `#include` normalizes each file name of the request to compare it: splitting
+        // and joining them was ~25 000 instructions an include, 2 % of compiling a shader
+        // that includes one header.
+        isNormal(path) ? path : normalizeComponents(path)
+    }
+
+    /// `normalize` component by component.
+    static func normalizeComponents(_ path: String) -> String {
         var parts: [Substring] = []
         let absolute = path.hasPrefix("/")
         for part in path.split(separator: "/", omittingEmptySubsequences: true) {
@@ -24,6 +33,27 @@ public enum IncludePath {
             }
         }
         return (absolute ? "/" : "") + parts.joined(separator: "/")
+    }
+
+    /// True when `normalize` returns `path` unchanged: no empty, `.` or `..` component and
+    /// no trailing slash (a leading one is kept by `normalize`).
+    static func isNormal(_ path: String) -> Bool {
+        var length = 0, dots = 0, first = true
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                defer { first = false }
+                if first { continue }
+                if length == 0 || (length == dots && dots <= 2) { return false }
+                length = 0
+                dots = 0
+            } else {
+                first = false
+                length += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        if length == 0 { return path.utf8.count <= 1 }
+        return !(length == dots && dots <= 2)
     }
 
     /// The folder part of a file name (`a/b/c.h` → `a/b`; `c.h` → empty).

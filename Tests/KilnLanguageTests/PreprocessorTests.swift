@@ -1,5 +1,6 @@
 import Testing
 @testable import KilnLanguage
+import KilnTestSupport
 
 /// A token with what the table holds for it.
 @dynamicMemberLookup
@@ -123,6 +124,20 @@ private func expand(_ text: String) -> String {
         #expect(quoted.texts == ["x"])
         let system = preprocess([("main.metal", "#include <metal_things>\n")])
         #expect(system.diagnostics.map(\.message) == ["'metal_things' file not found"])
+    }
+
+    /// A name already normal is returned as it is, without splitting it: the same string the
+    /// component-by-component path makes, for random names of slashes, dots, letters and
+    /// combining marks.
+    @Test func normalNamesSkipTheComponentWalk() {
+        var random = SeededRandom(seed: 42_3)
+        let pieces = ["a", "b.h", ".", "..", "...", "/", "/", "é", "\u{301}", ".h"]
+        for _ in 0..<50_000 {
+            let path = (0..<Int(random.next() % 7)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+            #expect(IncludePath.normalize(path) == IncludePath.normalizeComponents(path), "\(path.debugDescription)")
+        }
+        #expect(IncludePath.isNormal("Shaders/common.h") && IncludePath.isNormal("/a/b") && IncludePath.isNormal("..."))
+        #expect(!IncludePath.isNormal("a//b") && !IncludePath.isNormal("a/") && !IncludePath.isNormal("./a") && !IncludePath.isNormal("a/.."))
     }
 
     @Test func includePathsNormalizeLikeAFileSystem() {
