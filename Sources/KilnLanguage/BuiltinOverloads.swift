@@ -166,7 +166,56 @@ enum BuiltinOverloads {
     /// A builtin's overloads: which builtin a name is, until a program first calls it.
     private enum Entry {
         case notMade(Builtin)
-        case made([BuiltinOverload])
+        case made(Made)
+    }
+
+    /// How the overloads of one builtin rank against one argument signature: the best
+    /// (worst, total) conversion cost, the first overload with it and how many have it
+    /// (0: none is viable). What `Checker.callFunction`'s scan of the candidates finds.
+    struct Ranking: Sendable {
+        var cost: (Int, Int)
+        var first: Int
+        var ties: Int
+    }
+
+    /// Rankings kept per builtin: the signatures real shaders call a builtin with are a
+    /// handful, and a source built to call one with every signature cannot grow the table
+    /// past this (later signatures are ranked each time, as without the table).
+    static let maxRankingsPerBuiltin = 64
+
+    /// A builtin's overloads once made, and its rankings by argument signature. Its
+    /// `rankings` are read and written only under `table`'s lock.
+    private final class Made: @unchecked Sendable {
+        let overloads: [BuiltinOverload]
+        /// Every overload has shape codes, so a signature alone decides the ranking.
+        let allShaped: Bool
+        var rankings: [UInt64: Ranking] = [:]
+
+        init(_ overloads: [BuiltinOverload]) {
+            self.overloads = overloads
+            allShaped = overloads.allSatisfy { $0.shapes != nil }
+        }
+
+        func ranking(_ signature: ScalarShapeCode.Signature) -> Ranking {
+            let key = UInt64(signature.codes) | UInt64(signature.count) << 32
+            if let known = rankings[key] { return known }
+            var ranking = Ranking(cost: (Int.max, Int.max), first: -1, ties: 0)
+            ScalarShapeCode.withCostTable { table in
+                overloads.withUnsafeBufferPointer { candidates in
+                    for index in candidates.indices {
+                        guard let shapes = candidates[index].shapes, shapes.count == signature.count,
+                              let cost = table.rank(signature, shapes) else { continue }
+                        if cost < ranking.cost {
+                            ranking = Ranking(cost: cost, first: index, ties: 1)
+                        } else if cost == ranking.cost {
+                            ranking.ties += 1
+                        }
+                    }
+                }
+            }
+            if rankings.count < BuiltinOverloads.maxRankingsPerBuiltin { rankings[key] = ranking }
+            return ranking
+        }
     }
 
     /// Every builtin that has overloads, by source name (raw values and aliases), with its
@@ -206,16 +255,27 @@ enum BuiltinOverloads {
 
     /// The overloads of builtin `name`, empty if it is not a builtin.
     static func overloads(named name: String) -> [BuiltinOverload] {
+        overloads(named: name, rankedFor: nil).overloads
+    }
+
+    /// The overloads of builtin `name` (empty if it is not a builtin) and, when `signature` is
+    /// given and every overload has shape codes, how they rank against it — kept per
+    /// signature, so a call of `max(float, float)` ranks 28 overloads once per process
+    /// instead of once per call.
+    static func overloads(named name: String, rankedFor signature: ScalarShapeCode.Signature?)
+        -> (overloads: [BuiltinOverload], ranking: Ranking?) {
         table.withLock { table in
+            let made: Made
             switch table[name] {
-            case nil: return []
-            case .made(let overloads)?: return overloads
+            case nil: return ([], nil)
+            case .made(let known)?: made = known
             case .notMade(let builtin)?:
                 // Made under the lock, once per builtin and process (a few µs).
-                let overloads = make(name, builtin)
-                table[name] = .made(overloads)
-                return overloads
+                made = Made(make(name, builtin))
+                table[name] = .made(made)
             }
+            guard let signature, made.allShaped else { return (made.overloads, nil) }
+            return (made.overloads, made.ranking(signature))
         }
     }
 }

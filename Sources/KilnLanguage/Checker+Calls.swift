@@ -169,7 +169,8 @@ extension Checker {
     /// Ranking runs on every call, so it allocates nothing; candidates are materialized
     /// (`candidates(named:)`) only to explain a failure.
     func callFunction(_ name: String, nameRange: SourceRange, _ arguments: [TypedExpression], range: SourceRange) -> TypedExpression? {
-        let builtins = BuiltinOverloads.overloads(named: name)
+        let argumentShapes = ScalarShapeCode.signature(of: arguments)
+        let (builtins, ranking) = BuiltinOverloads.overloads(named: name, rankedFor: argumentShapes)
         let users = current.isFunction ? (overloads[name] ?? []) : []
         let visible = current.visiblePosition
 
@@ -206,19 +207,31 @@ extension Checker {
             }
         }
         // Builtins by their shape codes when the arguments have them (scalars and vectors:
-        // nearly every call), through the buffer so reading a candidate retains nothing.
-        let argumentShapes = ScalarShapeCode.signature(of: arguments)
-        ScalarShapeCode.withCostTable { table in
-            builtins.withUnsafeBufferPointer { candidates in
-                for index in candidates.indices {
-                    let cost: (Int, Int)?
-                    if let argumentShapes, let shapes = candidates[index].shapes {
-                        cost = shapes.count == argumentShapes.count ? table.rank(argumentShapes, shapes) : nil
-                    } else {
-                        cost = rank(arguments, types, candidates[index].parameters, candidates[index].referenceParameters,
-                                    required: candidates[index].parameters.count)
+        // nearly every call): the ranking the process keeps for this signature, which is
+        // what considering each candidate in order comes to — the first of the cheapest
+        // becomes the best when it beats the users' best, and each ties with an equal one.
+        // Otherwise candidate by candidate, through the buffer so reading one retains nothing.
+        if let ranking {
+            if ranking.ties > 0 {
+                if ranking.cost < bestCost {
+                    (bestCost, bestUser, bestBuiltin, ties, userTies) = (ranking.cost, nil, ranking.first, ranking.ties, 0)
+                } else if ranking.cost == bestCost {
+                    ties += ranking.ties
+                }
+            }
+        } else {
+            ScalarShapeCode.withCostTable { table in
+                builtins.withUnsafeBufferPointer { candidates in
+                    for index in candidates.indices {
+                        let cost: (Int, Int)?
+                        if let argumentShapes, let shapes = candidates[index].shapes {
+                            cost = shapes.count == argumentShapes.count ? table.rank(argumentShapes, shapes) : nil
+                        } else {
+                            cost = rank(arguments, types, candidates[index].parameters, candidates[index].referenceParameters,
+                                        required: candidates[index].parameters.count)
+                        }
+                        if let cost { consider(cost, user: nil, builtin: index) }
                     }
-                    if let cost { consider(cost, user: nil, builtin: index) }
                 }
             }
         }

@@ -1,5 +1,6 @@
 import Testing
 @testable import KilnLanguage
+import KilnTestSupport
 
 /// Calls: user overloads, default arguments, prototypes, references, recursion; builtins.
 @Suite struct CheckerFunctionTests {
@@ -205,6 +206,36 @@ import Testing
         #expect(H.errors(derivative.diagnostics).isEmpty)
         let undeclared = H.checkFunction("return smoothstepp(0.0, 1.0, x);")
         #expect(H.errors(undeclared.diagnostics).first == "use of undeclared identifier 'smoothstepp'; did you mean 'smoothstep'?")
+    }
+
+    /// The ranking the process keeps per builtin and argument signature is what ranking each
+    /// overload with `Checker.conversionCost` gives: the cheapest (worst, total) cost, the
+    /// first overload with it, and how many tie — asked twice, so the kept answer is checked too.
+    @Test func keptRankingsAreTheCandidateScan() {
+        let types: [KType] = ScalarKind.allCases.flatMap { kind in [KType.scalar(kind)] + (2...4).map { KType.vector(kind, $0) } }
+        var random = SeededRandom(seed: 42_4)
+        for builtin in Builtin.allCases {
+            for _ in 0..<40 {
+                let arguments = (0..<Int(1 + random.next() % 3)).map { _ in types[Int(random.next() % UInt64(types.count))] }
+                let signature = ScalarShapeCode.signature(of: arguments)!
+                for _ in 0..<2 {
+                    let (overloads, ranking) = BuiltinOverloads.overloads(named: builtin.rawValue, rankedFor: signature)
+                    guard let ranking else {
+                        #expect(overloads.contains { $0.shapes == nil }, "\(builtin)")
+                        continue
+                    }
+                    var best = (Int.max, Int.max), first = -1, ties = 0
+                    for (index, overload) in overloads.enumerated() where overload.parameters.count == arguments.count {
+                        let costs = zip(arguments, overload.parameters).map { Checker.conversionCost(from: $0, to: $1) }
+                        guard !costs.contains(nil) else { continue }
+                        let cost = (costs.map { $0! }.max()!, costs.map { $0! }.reduce(0, +))
+                        if cost < best { (best, first, ties) = (cost, index, 1) } else if cost == best { ties += 1 }
+                    }
+                    #expect(ranking.ties == ties && (ties == 0 || (ranking.cost == best && ranking.first == first)),
+                            "\(builtin) \(arguments)")
+                }
+            }
+        }
     }
 
     @Test func everyBuiltinHasOverloads() {
