@@ -109,8 +109,14 @@ extension FunctionLowerer {
                                  _ testFirst: Bool) throws -> (mayBeWithinLimit: Bool, count: Int?) {
         let read = Self.variablesRead(by: condition, step)
         guard assignedVariables(body, program: program).isDisjoint(with: read) else { return (true, nil) }
-        if evaluatesTripCounts, let count = evaluatedTripCount(condition, step, read, testFirst) {
-            return count <= maxUnrolledIterations ? (true, count) : (false, nil)
+        if evaluatesTripCounts {
+            if let count = evaluatedTripCount(condition, step, read, testFirst) {
+                return count <= maxUnrolledIterations ? (true, count) : (false, nil)
+            }
+            // `i < n` with `n` not known: the trial's first lowering of the condition is not
+            // a constant either, and it gives up there — without the snapshot, 15 000
+            // instructions a loop (1 % of compiling `art_rings`).
+            if conditionStaysUnknown(condition) { return (false, nil) }
         }
         let saved = state.snapshot()
         let (savedBudget, savedCalls) = (speculationBudget, inlinedCalls)
@@ -172,6 +178,38 @@ extension FunctionLowerer {
                 guard Self.applyStep(step, to: &values) else { return nil }
             }
         }
+    }
+
+    /// True when lowering `condition` now cannot give a known constant: it is made only of
+    /// variables, constants and arithmetic, comparison, bitwise, unary and conversion nodes
+    /// (no `&&`, `||`, `?:` or call, whose lowering may not read every operand), and it reads
+    /// a scalar variable whose register holds no known constant. Each of those nodes lowers
+    /// to `op` over its operands' registers, and `op` gives a known register only by folding
+    /// operands that are all known, or by returning one of its operands (`x + 0`) — so a
+    /// known result needs every variable it reads to be known.
+    func conditionStaysUnknown(_ condition: TypedExpression) -> Bool {
+        var foldFree = true, readsUnknown = false
+        func walk(_ e: TypedExpression) {
+            guard foldFree else { return }
+            switch e.kind {
+            case .constant:
+                break
+            case .variable(let id):
+                guard case .scalar = e.type, let slot = slot(frameIndex, id), case .components(let registers) = slot.storage,
+                      registers.count == 1 else { foldFree = false; return }
+                if state.knownConstant[registers[0]] == nil { readsUnknown = true }
+            case .binary(let operator_, let a, let b):
+                guard operator_ != .logicalAnd && operator_ != .logicalOr else { foldFree = false; return }
+                walk(a)
+                walk(b)
+            case .unary(_, let a), .convert(let a):
+                walk(a)
+            default:
+                foldFree = false
+            }
+        }
+        walk(condition)
+        return foldFree && readsUnknown
     }
 
     /// Runs a loop step made of counter updates on `values`; false for any other form.

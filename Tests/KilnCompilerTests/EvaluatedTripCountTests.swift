@@ -53,6 +53,11 @@ import Testing
             for (short s = 0; s < 6; s++) acc += 0.2;                       // a small integer counter
             for (float f = 0.0; f < 1.0; f += 0.25) acc += f;               // a float counter
             for (int i = 0; i < int(count); i++) acc += 0.3;                // unknown bound
+            int m = int(count) * 2;
+            for (int i = 0; i < m + 0; i++) acc += 0.1;                     // unknown through an identity
+            for (int i = 0; !(i >= m - 1); i++) acc += 0.2;                 // unknown under unary and binary
+            for (int i = 0; i < (m > 2 ? 4 : 3); i++) acc += 0.3;           // a choice: the trial decides
+            for (int i = 0; i < 5 && i < m; i++) acc += 0.4;                // && : the trial decides
             acc += steps(x, 12) + steps(x, 60);                             // bound from an argument
             int k = 0;
             do { acc += 0.5; k += 1; } while (k < 4);                       // do-while
