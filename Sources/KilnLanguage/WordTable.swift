@@ -17,44 +17,40 @@ struct WordTable: Sendable {
 
     /// The words, end to end.
     private let text: [UInt8]
-    /// Per slot: the word's start in `text` shifted left by 8, or-ed with its length;
-    /// 0 for an empty slot (no word is empty).
+    /// Per slot: the word's flags (`Token.reservedFlag`, `Token.builtinTypeFlag` or both) in
+    /// the top byte, its start in `text` in the middle two and its length in the low one;
+    /// 0 for an empty slot (no word is empty). The flags beside the span, not in an array
+    /// of their own: a word found is one cache line read, not two.
     private let spans: [UInt32]
-    /// Per slot: `Token.reservedFlag`, `Token.builtinTypeFlag`, or both.
-    private let wordFlags: [UInt8]
 
     private init() {
         var text = [UInt8](repeating: 0, count: 8192)
         var spans = [UInt32](repeating: 0, count: Self.size)
-        var wordFlags = [UInt8](repeating: 0, count: Self.size)
         var used = 0
         // Filled through raw buffers: a Swift array's append or subscript store checks it is
         // uniquely referenced on every byte.
         text.withUnsafeMutableBufferPointer { text in
             spans.withUnsafeMutableBufferPointer { spans in
-                wordFlags.withUnsafeMutableBufferPointer { wordFlags in
-                    func add(_ word: UnsafeBufferPointer<UInt8>, _ flag: UInt8) {
-                        precondition(word.count > 0 && word.count < 256 && used + word.count <= text.count,
-                                     "word table entries are 1...255 bytes, 8 KB in all")
-                        let index = Self.slot(of: word, text: UnsafeBufferPointer(text), spans: UnsafeBufferPointer(spans))
-                        if spans[index] == 0 {
-                            spans[index] = UInt32(used) << 8 | UInt32(word.count)
-                            (text.baseAddress! + used).update(from: word.baseAddress!, count: word.count)
-                            used += word.count
-                        }
-                        wordFlags[index] |= flag
+                func add(_ word: UnsafeBufferPointer<UInt8>, _ flag: UInt8) {
+                    precondition(word.count > 0 && word.count < 256 && used + word.count <= text.count,
+                                 "word table entries are 1...255 bytes, 8 KB in all")
+                    let index = Self.slot(of: word, text: UnsafeBufferPointer(text), spans: UnsafeBufferPointer(spans))
+                    if spans[index] == 0 {
+                        spans[index] = UInt32(used) << 8 | UInt32(word.count)
+                        (text.baseAddress! + used).update(from: word.baseAddress!, count: word.count)
+                        used += word.count
                     }
-                    for word in Parser.reservedWords {
-                        word.withUTF8Buffer { add($0, Token.reservedFlag) }
-                    }
-                    Parser.forEachBuiltinTypeName { add($0, Token.builtinTypeFlag) }
+                    spans[index] |= UInt32(flag) << 24
                 }
+                for word in Parser.reservedWords {
+                    word.withUTF8Buffer { add($0, Token.reservedFlag) }
+                }
+                Parser.forEachBuiltinTypeName { add($0, Token.builtinTypeFlag) }
             }
         }
         text.removeSubrange(used...)
         self.text = text
         self.spans = spans
-        self.wordFlags = wordFlags
     }
 
     @inline(__always)
@@ -70,7 +66,7 @@ struct WordTable: Sendable {
                              spans: UnsafeBufferPointer<UInt32>) -> Int {
         var index = hash(bytes)
         probing: while spans[index] != 0 {
-            let start = Int(spans[index] >> 8), count = Int(spans[index] & 0xFF)
+            let start = Int((spans[index] >> 8) & 0xFFFF), count = Int(spans[index] & 0xFF)
             if count == bytes.count {
                 for k in 0..<count where text[start + k] != bytes[k] {
                     index = (index + 1) & (size - 1)
@@ -85,10 +81,10 @@ struct WordTable: Sendable {
 
     /// The flags of the word spelled `bytes` (0 when it is neither reserved nor a type name).
     func flags(of bytes: UnsafeBufferPointer<UInt8>) -> UInt8 {
-        let index = spans.withUnsafeBufferPointer { spans in
-            text.withUnsafeBufferPointer { Self.slot(of: bytes, text: $0, spans: spans) }
+        spans.withUnsafeBufferPointer { spans in
+            let index = text.withUnsafeBufferPointer { Self.slot(of: bytes, text: $0, spans: spans) }
+            return UInt8(truncatingIfNeeded: spans[index] >> 24)
         }
-        return wordFlags[index]
     }
 
     /// The flags of the word spelled `bytes`.
@@ -104,8 +100,8 @@ struct WordTable: Sendable {
     var entries: [(word: String, flags: UInt8)] {
         spans.indices.compactMap { index in
             guard spans[index] != 0 else { return nil }
-            let start = Int(spans[index] >> 8), count = Int(spans[index] & 0xFF)
-            return (String(decoding: text[start..<(start + count)], as: UTF8.self), wordFlags[index])
+            let start = Int((spans[index] >> 8) & 0xFFFF), count = Int(spans[index] & 0xFF)
+            return (String(decoding: text[start..<(start + count)], as: UTF8.self), UInt8(spans[index] >> 24))
         }
     }
 }
