@@ -98,11 +98,15 @@ public struct DebugVariable: Hashable, Sendable {
 /// indexes into `Library.code`). With no definitions the value was in the register when the
 /// body started (a lane input, or a uniform value the prologue computed) and is valid while
 /// the body has not written the register since.
+///
+/// `definitions` is a slice: the compiler cuts every value's definitions out of one array per
+/// function instead of making an array per value (a sixth of the allocations debug
+/// information cost a compile). Its indexes are the base array's, not 0-based.
 public struct DebugValue: Hashable, Sendable {
     public var register: UInt16
-    public var definitions: [UInt32]
+    public var definitions: ArraySlice<UInt32>
 
-    public init(register: UInt16, definitions: [UInt32]) {
+    public init(register: UInt16, definitions: ArraySlice<UInt32>) {
         self.register = register
         self.definitions = definitions
     }

@@ -123,7 +123,7 @@ extension LibraryReader {
             var definitions: [UInt32] = []
             definitions.reserveCapacity(definitionCount)
             for _ in 0..<definitionCount { definitions.append(try reader.u32("value definition")) }
-            info.values.append(DebugValue(register: register, definitions: definitions))
+            info.values.append(DebugValue(register: register, definitions: definitions[...]))
         }
         let eventCount = try reader.count("debug event", minimumElementBytes: DebugInfoSection.eventBytes)
         info.events.reserveCapacity(eventCount)

@@ -83,7 +83,8 @@ struct DebugInfoBuilder {
                     }
                 } else if definitionStart[unit] < definitionStart[unit + 1] {
                     result = UInt32(info.values.count)
-                    let defined = Array(definitionAddresses[definitionStart[unit] ..< definitionStart[unit + 1]])
+                    // A slice of the function's one array of definitions, not an array of its own.
+                    let defined = definitionAddresses[definitionStart[unit] ..< definitionStart[unit + 1]]
                     info.values.append(DebugValue(register: physical, definitions: defined))
                 } else if inputUnits.contains(unit) {
                     result = UInt32(info.values.count)
