@@ -530,24 +530,24 @@ extension Checker {
             return nil
         }
 
-        // Default arguments: converted now (program scope), filled in at calls.
-        var defaults: [TypedExpression?] = []
-        defaults.reserveCapacity(parameters.count)
+        // Default arguments: converted now (program scope), filled in at calls. Most functions
+        // have none and no mutable reference parameter: those two arrays are then shared ones
+        // of the right length (`Self.noDefaults`, `Self.noReferences`), not made per function.
+        var defaults = parameters.count < Self.noDefaults.count ? Self.noDefaults[parameters.count]
+                                                                 : Array(repeating: nil, count: parameters.count)
         var sawDefault = false
-        for parameter in parameters {
+        for (index, parameter) in parameters.enumerated() {
             if let value = parameter.declaration.defaultValue {
                 sawDefault = true
-                defaults.append(checkConverted(value, to: parameter.type, context: .initializing(parameter.name ?? "parameter")))
-            } else {
-                if sawDefault {
-                    error("missing default argument on parameter '\(parameter.name ?? "")'", at: parameter.declaration.range)
-                }
-                defaults.append(nil)
+                defaults[index] = checkConverted(value, to: parameter.type, context: .initializing(parameter.name ?? "parameter"))
+            } else if sawDefault {
+                error("missing default argument on parameter '\(parameter.name ?? "")'", at: parameter.declaration.range)
             }
         }
 
         let types = parameters.map { $0.type }
-        let mutableReferences = parameters.map { $0.isReference && !$0.isConst }
+        let mutableReferences = parameters.contains { $0.isReference && !$0.isConst } || parameters.count >= Self.noReferences.count
+            ? parameters.map { $0.isReference && !$0.isConst } : Self.noReferences[parameters.count]
         var signatureIndex: Int
         let position: Int
         if let existing = overloads[declaration.name]?.first(where: { signatures[$0].parameterTypes == types }) {
@@ -593,6 +593,10 @@ extension Checker {
         return PendingDefinition(declaration: declaration, signature: signatureIndex, functionID: functionID,
                                  declarationIndex: declarationIndex, position: position, parameters: parameters)
     }
+
+    /// Shared arrays of 0…7 `nil` defaults and `false` reference flags (see `declareFunction`).
+    static let noDefaults: [[TypedExpression?]] = (0..<8).map { Array(repeating: nil, count: $0) }
+    static let noReferences: [[Bool]] = (0..<8).map { Array(repeating: false, count: $0) }
 
     private func resolveParameter(_ parameter: ParameterDeclaration) -> ResolvedParameter? {
         let spelled = parameter.type

@@ -714,39 +714,52 @@ extension Checker {
         return TypedExpression(.member(object, index), type: info.fields[index].type, range: range)
     }
 
+    /// Every swizzle's component indexes, made once for the process and shared by every
+    /// swizzle node (one array per `.xy` was a sixth of checking a member access): the
+    /// 4ⁿ swizzles of n components, n = 1…4, in order, at `(4ⁿ − 4) / 3 + code` where
+    /// `code` reads the indexes as base-4 digits, first component most significant.
+    static let swizzleIndexes: [[Int]] = (1...4).flatMap { count in
+        (0..<(1 << (2 * count))).map { code in (0..<count).map { code >> (2 * (count - 1 - $0)) & 3 } }
+    }
+
     /// Component indexes of a swizzle name (`xyzw` or `rgba`, not mixed), or nil.
     private func swizzle(_ object: TypedExpression, kind: ScalarKind, width: Int, name: String, nameRange: SourceRange, range: SourceRange) -> TypedExpression? {
-        var components: [Int] = []
-        components.reserveCapacity(name.utf8.count)
+        var code = 0, count = 0
+        var firstOutside: Int?
         var usesXYZW = false, usesRGBA = false
         for byte in name.utf8 {
+            let index: Int
             switch byte {
-            case UInt8(ascii: "x"): components.append(0); usesXYZW = true
-            case UInt8(ascii: "y"): components.append(1); usesXYZW = true
-            case UInt8(ascii: "z"): components.append(2); usesXYZW = true
-            case UInt8(ascii: "w"): components.append(3); usesXYZW = true
-            case UInt8(ascii: "r"): components.append(0); usesRGBA = true
-            case UInt8(ascii: "g"): components.append(1); usesRGBA = true
-            case UInt8(ascii: "b"): components.append(2); usesRGBA = true
-            case UInt8(ascii: "a"): components.append(3); usesRGBA = true
+            case UInt8(ascii: "x"): index = 0; usesXYZW = true
+            case UInt8(ascii: "y"): index = 1; usesXYZW = true
+            case UInt8(ascii: "z"): index = 2; usesXYZW = true
+            case UInt8(ascii: "w"): index = 3; usesXYZW = true
+            case UInt8(ascii: "r"): index = 0; usesRGBA = true
+            case UInt8(ascii: "g"): index = 1; usesRGBA = true
+            case UInt8(ascii: "b"): index = 2; usesRGBA = true
+            case UInt8(ascii: "a"): index = 3; usesRGBA = true
             default:
                 error("no member named '\(name)' in '\(spell(object.type))': a swizzle uses the letters xyzw or rgba", at: nameRange)
                 return nil
             }
+            if index >= width && firstOutside == nil { firstOutside = index }
+            if count < 4 { code = code << 2 | index }
+            count += 1
         }
         if usesXYZW && usesRGBA {
             error("illegal vector component name '\(name)': xyzw and rgba cannot be mixed in one swizzle", at: nameRange)
             return nil
         }
-        guard components.count <= 4 else {
-            error("vector swizzle '\(name)' has \(components.count) components; at most 4 are allowed", at: nameRange)
+        guard count <= 4 else {
+            error("vector swizzle '\(name)' has \(count) components; at most 4 are allowed", at: nameRange)
             return nil
         }
-        if let outside = components.first(where: { $0 >= width }) {
+        if let outside = firstOutside {
             let letter = (usesRGBA ? ["r", "g", "b", "a"] : ["x", "y", "z", "w"])[outside]
             error("vector component access exceeds type '\(spell(object.type))' (component '\(letter)' of '\(name)')", at: nameRange)
             return nil
         }
+        let components = count == 0 ? [] : Self.swizzleIndexes[((1 << (2 * count)) - 4) / 3 + code]
         return TypedExpression(.swizzle(object, components), type: TypeResolver.vector(kind, components.count), range: range)
     }
 

@@ -58,6 +58,23 @@ import Testing
         #expect(H.initializer(r.program, of: "c") == "v.1")
     }
 
+    /// The process's table of swizzle indexes: every name of one to four letters maps to its
+    /// letters' indexes, in order.
+    @Test func swizzleTableHoldsEveryName() {
+        var seen = 0
+        for count in 1...4 {
+            for code in 0..<(1 << (2 * count)) {
+                let letters = (0..<count).map { "xyzw"[("xyzw".index("xyzw".startIndex, offsetBy: code >> (2 * (count - 1 - $0)) & 3))] }
+                let r = H.checkFunction("float4 a = v.xyxy; float\(count == 1 ? "" : String(count)) b = a.\(String(letters)); return 0;",
+                                        returns: "float", parameters: "float2 v")
+                #expect(H.errors(r.diagnostics).isEmpty, "\(r.diagnostics)")
+                #expect(H.initializer(r.program, of: "b") == "a." + letters.map { String("xyzw".firstIndex(of: $0)!.utf16Offset(in: "xyzw")) }.joined())
+                seen += 1
+            }
+        }
+        #expect(seen == Checker.swizzleIndexes.count)
+    }
+
     @Test func badSwizzles() {
         #expect(H.errors(H.checkFunction("return v.z;").diagnostics).first?.contains("exceeds") == true)
         #expect(H.errors(H.checkFunction("return v.xg.x;").diagnostics).first?.contains("cannot be mixed") == true)
