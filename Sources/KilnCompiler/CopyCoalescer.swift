@@ -6,6 +6,8 @@
 /// the home in between, the defining instruction can write the home itself.
 enum CopyCoalescer {
     static func run(_ state: inout LoweringState) {
+        // No move, nothing to coalesce: no tables to make (straight-line shaders rarely have one).
+        guard state.body.contains(where: { $0.opcode == .mov && !$0.isMarker }) else { return }
         let registerCount = state.registerUnit.count
         var definitions = [Int](repeating: 0, count: registerCount)
         var uses = [Int](repeating: 0, count: registerCount)

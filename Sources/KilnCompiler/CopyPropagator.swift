@@ -19,6 +19,8 @@
 /// original still holds the copy's bits; a copy named after the range keeps its move.
 enum CopyPropagator {
     static func run(_ state: inout LoweringState) {
+        // No move, no copy to propagate: no tables to make.
+        guard state.body.contains(where: { $0.opcode == .mov && !$0.isMarker }) else { return }
         let registerCount = state.registerUnit.count
         var definitions = [Int](repeating: 0, count: registerCount)
         var uses = [Int](repeating: 0, count: registerCount)
