@@ -7,7 +7,7 @@
 enum CopyCoalescer {
     static func run(_ state: inout LoweringState) {
         // No move, nothing to coalesce: no tables to make (straight-line shaders rarely have one).
-        guard state.body.contains(where: { $0.opcode == .mov && !$0.isMarker }) else { return }
+        guard state.body.contains(where: { $0.isMove }) else { return }
         let registerCount = state.registerUnit.count
         var definitions = [Int](repeating: 0, count: registerCount)
         var uses = [Int](repeating: 0, count: registerCount)
@@ -25,7 +25,7 @@ enum CopyCoalescer {
         var removed = [Bool](repeating: false, count: state.body.count)
         for index in state.body.indices {
             let move = state.body[index]
-            guard move.opcode == .mov, !move.isMarker else { continue }
+            guard move.isMove else { continue }
             let home = move.a, temporary = move.b
             guard temporary >= 0, definitions[temporary] == 1, uses[temporary] == 1,
                   !state.units[state.registerUnit[temporary]].isPrologue,

@@ -20,7 +20,7 @@
 enum CopyPropagator {
     static func run(_ state: inout LoweringState) {
         // No move, no copy to propagate: no tables to make.
-        guard state.body.contains(where: { $0.opcode == .mov && !$0.isMarker }) else { return }
+        guard state.body.contains(where: { $0.isMove }) else { return }
         let registerCount = state.registerUnit.count
         var definitions = [Int](repeating: 0, count: registerCount)
         var uses = [Int](repeating: 0, count: registerCount)
@@ -46,7 +46,7 @@ enum CopyPropagator {
         var removed = [Bool](repeating: false, count: state.body.count)
         for index in state.body.indices {
             let move = state.body[index]
-            guard move.opcode == .mov, !move.isMarker else { continue }
+            guard move.isMove else { continue }
             let copy = move.a, original = move.b
             // A copy nothing reads but the debugger (a helper's parameter whose reads
             // `ValueNumbering` turned into reads of an earlier result) still goes, with its

@@ -88,6 +88,9 @@ struct IRInstruction {
         !isMarker && (shape == .jump || shape == .conditionalJump)
     }
 
+    /// A copy `a := b`; a marker never is one, whatever its opcode.
+    var isMove: Bool { opcode == .mov && !isMarker }
+
     /// A plain computation other than a copy: its result is a function of its operands'
     /// bits alone (`unary`, `binary`, `ternary` shapes; none reads a mask it is not given),
     /// so it may be reused (`ValueNumbering`) or moved (`LoopInvariantHoisting`).
