@@ -38,7 +38,7 @@ public final class Console: @unchecked Sendable {
     /// stdout or stderr).
     private static func send(_ text: String, to descriptor: Int32) {
         var text = text
-        text.withUTF8 { FileSystem.writeAll(UnsafeRawBufferPointer($0), to: descriptor) }
+        _ = text.withUTF8 { FileSystem.writeAll(UnsafeRawBufferPointer($0), to: descriptor) }
     }
 
     /// The console commands write to; tests bind a capturing one for the duration of a run.

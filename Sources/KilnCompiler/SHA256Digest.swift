@@ -43,7 +43,7 @@ public enum SHA256Digest {
         let rest = bytes.count - fullBlocks * 64
         let tailCount = rest < 56 ? 64 : 128
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: tailCount) { tail in
-            _ = tail.initialize(repeating: 0)
+            tail.initialize(repeating: 0)
             bytes.withUnsafeBufferPointer { source in
                 for index in 0..<rest { tail[index] = source[fullBlocks * 64 + index] }
             }
