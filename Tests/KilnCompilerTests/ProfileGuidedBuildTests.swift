@@ -23,7 +23,8 @@ struct ProfileGuidedBuildTests {
         #expect(manifest.contains("\"/profiles/compiler.profdata\""))
         #expect(manifest.contains("-ir-profile-use="))
         #expect(manifest.contains("-disable-incremental-llvm-codegen"))
-        #expect(manifest.contains("optimized + [.unsafeFlags([\"-Xfrontend\", \"-enable-lexical-lifetimes=false\"],"))
+        #expect(manifest.contains("optimized + [.unsafeFlags([\"-Xfrontend\", \"-enable-lexical-lifetimes=false\","))
+        #expect(manifest.contains("\"-Xfrontend\", \"-disable-llvm-merge-functions-pass\"],"))
         #expect(manifest.contains(".when(configuration: .release))] + compilerProfile"))
         // The container image builds with it too.
         #expect(RepositoryFiles.text("docker/Dockerfile").contains("COPY profiles ./profiles"))
