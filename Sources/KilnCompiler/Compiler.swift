@@ -51,6 +51,11 @@ public struct CompileOptions: Hashable, Sendable {
     /// Compute a loop's invariant values once, before the loop (`LoopInvariantHoisting`).
     /// Off only to check that it changes neither the pictures nor the debugger's values.
     public var hoistsInvariants = true
+    /// Where the front end's work on a unit's leading `#include "…"` header is kept for the
+    /// next compile that starts with the same header (`HeaderCache`): the process's cache,
+    /// or nil to do it every time — only to check that the cache changes nothing, or to time
+    /// compiles without it.
+    public var headerCache: HeaderCache? = .shared
 
     public init(languageLimits: LanguageLimits = .default, libraryLimits: LibraryLimits = .default, optimize: Bool = true,
                 maxInlinedCalls: Int = 1 << 16, includeSearchPaths: [String] = [],
@@ -108,7 +113,8 @@ public enum Compiler {
         var loopsLeftForUnrolling = 0
         for main in units {
             let (checked, found) = Frontend.check(files: files, mainFile: main, limits: options.languageLimits,
-                                                  searchPaths: options.includeSearchPaths)
+                                                  searchPaths: options.includeSearchPaths,
+                                                  headerCache: options.headerCache)
             diagnostics += found
             guard let program = checked, !found.contains(where: { $0.severity == .error }) else {
                 failed = true

@@ -23,10 +23,11 @@ extension Checker {
     }
 
     /// Declares everything at program scope in order; returns the definitions to check.
-    func declareAll(_ declarations: [Declaration]) -> [PendingDefinition] {
+    /// `firstIndex`: the index of `declarations.first` among the unit's declarations.
+    func declareAll(_ declarations: ArraySlice<Declaration>, from firstIndex: Int) -> [PendingDefinition] {
         var pending: [PendingDefinition] = []
-        for (index, declaration) in declarations.enumerated() {
-            declarationIndex = index
+        for (offset, declaration) in declarations.enumerated() {
+            declarationIndex = firstIndex + offset
             switch declaration {
             case .structure(let s): declareStruct(s)
             case .enumeration(let e): declareEnum(e)

@@ -77,12 +77,96 @@ final class Checker {
 
     /// Checks a whole translation unit. The program is `nil` when any error was reported.
     func check(_ unit: TranslationUnit) -> CheckedProgram? {
-        let definitions = declareAll(unit.declarations)
+        checkDeclarations(unit.declarations[...], from: 0)
+        return program
+    }
+
+    /// Both passes over a run of the unit's top-level declarations, the first of which is
+    /// declaration `firstIndex` of the unit. The whole unit is one run; a unit that starts
+    /// with a header is two (`HeaderCache`): the header's, then the rest.
+    func checkDeclarations(_ declarations: ArraySlice<Declaration>, from firstIndex: Int) {
+        let definitions = declareAll(declarations, from: firstIndex)
         for definition in definitions {
             checkDefinition(definition)
         }
+    }
+
+    /// What was checked; `nil` when any error was reported.
+    var program: CheckedProgram? {
         guard errorCount == 0 else { return nil }
         return CheckedProgram(structs: structs, globals: globals, functions: functions, entries: entries)
+    }
+
+    // MARK: Resuming after a header
+
+    /// The checker between two top-level declarations, when no function is being checked:
+    /// everything it has declared and checked so far. A checker made from it goes on
+    /// exactly as this one would (`HeaderCache` keeps one per header).
+    struct Snapshot: @unchecked Sendable {
+        fileprivate var diagnostics: [Diagnostic]
+        fileprivate var errorCount: Int
+        fileprivate var stoppedReporting: Bool
+        fileprivate var structs: [StructInfo]
+        fileprivate var globals: [GlobalInfo]
+        fileprivate var globalConstants: [GlobalID: ConstantValue]
+        fileprivate var functions: [CheckedFunction]
+        fileprivate var entries: [EntryInfo]
+        fileprivate var typeNames: [String: KType]
+        fileprivate var globalNames: [String: GlobalID]
+        fileprivate var enumConstants: [String: ConstantValue]
+        fileprivate var enumCases: [String: [String: ConstantValue]]
+        fileprivate var namePositions: [String: (index: Int, range: SourceRange)]
+        fileprivate var declarationIndex: Int
+        fileprivate var poisonedNames: Set<String>
+        fileprivate var signatures: [FunctionSignature]
+        fileprivate var definitionCount: Int
+        fileprivate var overloads: [String: [Int]]
+        fileprivate var callees: [FunctionID: Set<FunctionID>]
+        fileprivate var calledFunctions: Set<FunctionID>
+        fileprivate var reportedRecursion: Set<[FunctionID]>
+
+        /// The stored properties of `Checker` a snapshot does not hold: the request's
+        /// (given again on resuming) and the per-function ones (reset after each definition).
+        static let notCaptured: Set<String> = ["files", "limits", "current", "scope", "expressionNesting"]
+    }
+
+    /// This checker's state; only between top-level declarations.
+    func snapshot() -> Snapshot {
+        precondition(!current.isFunction && expressionNesting == 0, "a snapshot is taken between declarations")
+        return Snapshot(diagnostics: diagnostics, errorCount: errorCount, stoppedReporting: stoppedReporting,
+                        structs: structs, globals: globals, globalConstants: globalConstants, functions: functions,
+                        entries: entries, typeNames: typeNames, globalNames: globalNames, enumConstants: enumConstants,
+                        enumCases: enumCases, namePositions: namePositions, declarationIndex: declarationIndex,
+                        poisonedNames: poisonedNames, signatures: signatures, definitionCount: definitionCount,
+                        overloads: overloads, callees: callees, calledFunctions: calledFunctions,
+                        reportedRecursion: reportedRecursion)
+    }
+
+    /// A checker that goes on from `snapshot` over the files of a new request (whose files
+    /// the snapshot's declarations came from are the same bytes: `HeaderCache.Key`).
+    convenience init(resuming snapshot: Snapshot, files: [SourceFile], limits: LanguageLimits) {
+        self.init(files: files, limits: limits)
+        diagnostics = snapshot.diagnostics
+        errorCount = snapshot.errorCount
+        stoppedReporting = snapshot.stoppedReporting
+        structs = snapshot.structs
+        globals = snapshot.globals
+        globalConstants = snapshot.globalConstants
+        functions = snapshot.functions
+        entries = snapshot.entries
+        typeNames = snapshot.typeNames
+        globalNames = snapshot.globalNames
+        enumConstants = snapshot.enumConstants
+        enumCases = snapshot.enumCases
+        namePositions = snapshot.namePositions
+        declarationIndex = snapshot.declarationIndex
+        poisonedNames = snapshot.poisonedNames
+        signatures = snapshot.signatures
+        definitionCount = snapshot.definitionCount
+        overloads = snapshot.overloads
+        callees = snapshot.callees
+        calledFunctions = snapshot.calledFunctions
+        reportedRecursion = snapshot.reportedRecursion
     }
 
     // MARK: Diagnostics

@@ -2,8 +2,30 @@
 extension Parser {
     /// translation-unit := { external-declaration } end-of-file
     mutating func parseTranslationUnit() -> TranslationUnit {
+        parseTranslationUnit(boundary: nil).unit
+    }
+
+    /// Where parsing stood when it reached a token index between two declarations, without
+    /// a diagnostic of its own before it: what the parser knows there besides its position.
+    struct Boundary {
+        /// Declarations before the boundary.
+        var declarationCount: Int
+        var declaredTypeNames: Set<String>
+    }
+
+    /// Parses the unit, noting the state at token index `boundary` (the end of a leading
+    /// header: `HeaderCache`) when parsing gets there cleanly between two declarations.
+    mutating func parseTranslationUnit(boundary: Int?) -> (unit: TranslationUnit, boundary: Boundary?) {
         var declarations: [Declaration] = []
-        while !isAtEnd, !stopped {
+        var reached: Boundary?
+        // The preprocessor's, handed over at the start: none of them is about the tokens
+        // before the boundary (the front end asks only when there were none there).
+        let handedOver = diagnostics.count
+        while true {
+            if position == boundary, reached == nil, diagnostics.count == handedOver, depth == 0 {
+                reached = Boundary(declarationCount: declarations.count, declaredTypeNames: declaredTypeNames)
+            }
+            guard !isAtEnd, !stopped else { break }
             let start = position
             do {
                 try parseExternalDeclaration(into: &declarations)
@@ -12,7 +34,7 @@ extension Parser {
                 synchronizeDeclaration(startedAt: start)
             }
         }
-        return TranslationUnit(declarations: declarations)
+        return (TranslationUnit(declarations: declarations), reached)
     }
 
     /// external-declaration := ';' | using-declaration | typedef-declaration | struct-declaration

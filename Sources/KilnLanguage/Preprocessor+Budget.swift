@@ -16,7 +16,7 @@ extension Preprocessor {
     /// later copied or dropped, so the memory held by expansion stays proportional to the limit.
     mutating func spendTokens(_ count: Int, at range: SourceRange) -> Bool {
         producedTokens += count
-        if producedTokens > limits.maxTokens || output.count + count > limits.maxTokens {
+        if producedTokens > limits.maxTokens || emittedCount + count > limits.maxTokens {
             stopForTokenLimit(at: range)
             return false
         }

@@ -53,7 +53,7 @@ extension Preprocessor {
         default:
             guard active else { return }   // other directives in skipped groups are ignored
             switch text(nameToken) {
-            case "include": include(rest, directive: nameToken, depth: depth)
+            case "include": include(rest, directive: nameToken, depth: depth, unconditional: conditionals.isEmpty)
             case "define": define(rest, directive: nameToken)
             case "undef":
                 if let name = rest.first, name.kind == .identifier {
@@ -87,7 +87,8 @@ extension Preprocessor {
     }
 
     /// include-directive := '#' 'include' ( string-literal | '<' header-name '>' )
-    mutating func include(_ tokens: [Token], directive: Token, depth: Int) {
+    /// `unconditional`: the directive is not inside an `#if` group of its file.
+    mutating func include(_ tokens: [Token], directive: Token, depth: Int, unconditional: Bool) {
         var name: String
         var isSystem = false
         guard let first = tokens.first else {
@@ -121,6 +122,10 @@ extension Preprocessor {
         }
         if depth + 1 > limits.maxIncludeDepth {
             diagnostics.append(.error("#include nested too deeply (limit maxIncludeDepth = \(limits.maxIncludeDepth))", at: range))
+            return
+        }
+        if let headerCache, atLeadingHeader(depth: depth, unconditional: unconditional) {
+            includeLeadingHeader(target, cache: headerCache)
             return
         }
         processFile(target, depth: depth + 1)

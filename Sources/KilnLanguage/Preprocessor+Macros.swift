@@ -23,7 +23,7 @@ extension Preprocessor {
         }
         // A macro bomb (`#define A1 A0 A0` … `A40`) is known to be too big before expanding it.
         if macro.parameters == nil, token.hideSet == 0, let size = knownExpansionSize(of: macro.name),
-           output.count + size > limits.maxTokens {
+           emittedCount + size > limits.maxTokens {
             stopForTokenLimit(at: token.range)
             return nil
         }

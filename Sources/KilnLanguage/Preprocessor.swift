@@ -44,8 +44,13 @@ public struct Preprocessor {
     let searchPaths: [String]
     let limits: LanguageLimits
     var macros: [String: Macro] = [:] {
-        didSet { expansionSizes.removeAll(keepingCapacity: true) }
+        didSet {
+            expansionSizes.removeAll(keepingCapacity: true)
+            macrosChanged = true
+        }
     }
+    /// Set once a `#define` or `#undef` changed `macros` from the predefined ones.
+    var macrosChanged = false
     /// Memo of `knownExpansionSize(of:)`; cleared when a macro changes.
     var expansionSizes: [String: KnownExpansion] = [:]
     /// Tokens produced by macro expansion so far, counted against `maxTokens`.
@@ -73,6 +78,19 @@ public struct Preprocessor {
     /// Files entered through `#include` so far (`maxIncludes`), and whether the limit was reported.
     var includeCount = 0
     var includeLimitReported = false
+    /// The file preprocessed as the translation unit.
+    var mainFile = 0
+    /// Where the unit's leading header is looked up and kept (`HeaderCache`); nil: never.
+    var headerCache: HeaderCache?
+    /// What became of the unit's leading header, when it has one and the cache was asked.
+    var leadingHeader: LeadingHeader?
+    /// Tokens of a leading header taken from the cache instead of preprocessed: they are
+    /// not in `output` but count against `maxTokens` as if they were.
+    var skippedTokens = 0
+    /// Set when an `#include` entered the main file again.
+    var mainFileReentered = false
+    /// Tokens of the unit so far, a skipped leading header's included.
+    var emittedCount: Int { skippedTokens + output.count }
 
     init(files: [SourceFile], limits: LanguageLimits, searchPaths: [String] = []) {
         self.files = files
@@ -106,6 +124,13 @@ public struct Preprocessor {
             return ([Token(kind: .endOfFile, spelling: .empty, range: nowhere)], TokenTable(), [.error("no main file", at: nowhere)])
         }
         var preprocessor = Preprocessor(files: files, limits: limits, searchPaths: searchPaths)
+        return preprocessor.run(mainFile: mainFile)
+    }
+
+    /// Preprocesses `files[mainFile]` (a valid index) as `preprocess` does; what became of
+    /// its leading header is in `leadingHeader` afterwards.
+    mutating func run(mainFile: Int) -> (tokens: [Token], table: TokenTable, diagnostics: [Diagnostic]) {
+        self.mainFile = mainFile
         let start = SourceRange(at: SourceLocation(file: mainFile, offset: 0, line: 1, column: 1))
         let totalBytes = files.reduce(0) { $0 + $1.bytes.count }
         // Capped below 2³¹: a `SourceLocation` stores its offset in 32 bits.
@@ -116,11 +141,11 @@ public struct Preprocessor {
         }
         // About a token per four bytes of source (comments make it fewer): one allocation
         // instead of growing the token array by doubling, each step copying every token.
-        preprocessor.output.reserveCapacity(min(totalBytes / 4, limits.maxTokens) + 1)
-        preprocessor.processFile(mainFile, depth: 0)
-        let end = preprocessor.lex(mainFile).last?.range ?? start
-        preprocessor.output.append(Token(kind: .endOfFile, spelling: .empty, range: end, isAtLineStart: true))
-        return (preprocessor.output, preprocessor.table, preprocessor.diagnostics)
+        output.reserveCapacity(min(totalBytes / 4, limits.maxTokens) + 1)
+        processFile(mainFile, depth: 0)
+        let end = lex(mainFile).last?.range ?? start
+        output.append(Token(kind: .endOfFile, spelling: .empty, range: end, isAtLineStart: true))
+        return (output, table, diagnostics)
     }
 
     /// The spelling of `token`.
@@ -142,7 +167,7 @@ public struct Preprocessor {
     /// of being copied again, a copy and a destroy less per token.
     mutating func emit(_ token: consuming Token) {
         guard !stopped else { return }
-        if output.count >= limits.maxTokens {
+        if emittedCount >= limits.maxTokens {
             diagnostics.append(.error("too many tokens (limit maxTokens = \(limits.maxTokens))", at: token.range))
             stopped = true
             return
@@ -164,6 +189,7 @@ public struct Preprocessor {
 
     /// group := { directive-line | text-line } — one file, with its own conditional stack.
     mutating func processFile(_ fileIndex: Int, depth: Int) {
+        if depth > 0 && fileIndex == mainFile { mainFileReentered = true }
         let tokens = lex(fileIndex)
         let reader = TokenReader(raw: tokens)
         var conditionals: [Conditional] = []
@@ -188,7 +214,7 @@ public struct Preprocessor {
                     // goes to the output in one copy instead of one append per token.
                     var end = reader.cursor + 1
                     while end < tokens.count, isInert(tokens[end]) { end += 1 }
-                    if !stopped, output.count + (end - reader.cursor) <= limits.maxTokens {
+                    if !stopped, emittedCount + (end - reader.cursor) <= limits.maxTokens {
                         output.append(contentsOf: tokens[reader.cursor..<end])
                         reader.cursor = end
                     } else {
