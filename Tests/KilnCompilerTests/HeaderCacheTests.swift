@@ -1,5 +1,6 @@
 import Foundation
 import KilnBytecode
+import Synchronization
 import KilnCompiler
 @testable import KilnLanguage
 import KilnTestSupport
@@ -215,6 +216,22 @@ import Testing
             }
             #expect(!HeaderCache.Key.sameBytes(a, a + [0]))
         }
+    }
+
+    /// A server compiles on several threads at once, all with the process's cache: entries
+    /// are shared, recorded and replaced concurrently, and every compile still gives the
+    /// result it gives alone.
+    @Test func concurrentCompilesShareEntries() {
+        let cache = HeaderCache()
+        let mains = (0..<4).map { Self.files(main: Self.main("constant float kVariant = \($0);"), header: Self.header) }
+        let references = mains.map { Self.compile($0, cache: nil) }
+        let mismatches = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 64) { index in
+            let which = index % mains.count
+            if Self.compile(mains[which], cache: cache) != references[which] { mismatches.withLock { $0 += 1 } }
+        }
+        #expect(mismatches.withLock { $0 } == 0)
+        #expect(cache.count == 1 && cache.hits > 0)
     }
 
     /// The header's tokens count against `maxTokens` though a resumed compile skips them.
