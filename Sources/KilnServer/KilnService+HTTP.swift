@@ -37,6 +37,9 @@ extension KilnService {
         }
         switch (method, request.path) {
         case (_, "/metrics"):
+            // The compiles' header cache is the process's (`CompileOptions.headerCache`).
+            metrics.setCounter("kiln_header_cache_hits_total", Double(HeaderCache.shared.hits))
+            metrics.set("kiln_header_cache_entries", Double(HeaderCache.shared.count))
             request.respond(.text(200, metrics.prometheusText(), contentType: "text/plain; version=0.0.4"))
         case ("POST", "/compile"):
             workers.submit(.urgent) { [self] in request.respond(compileResponse(request)) }

@@ -19,6 +19,8 @@ public final class Metrics: @unchecked Sendable {
         "kiln_compiles_total": "Compile requests (WebSocket and HTTP), cache hits included.",
         "kiln_compile_errors_total": "Compile requests that produced errors.",
         "kiln_compile_cache_hits_total": "Compile requests answered from the library cache.",
+        "kiln_header_cache_hits_total": "Compiles that found their leading #include's front-end work in the header cache.",
+        "kiln_header_cache_entries": "Headers the header cache holds.",
         "kiln_frames_sent_total": "Preview frames queued to clients.",
         "kiln_frames_dropped_total": "Preview frames skipped because the client had two in flight.",
         "kiln_http_requests_total": "HTTP API requests.",
@@ -39,6 +41,11 @@ public final class Metrics: @unchecked Sendable {
 
     public func set(_ name: String, _ value: Double) {
         lock.lock(); gauges[name] = value; lock.unlock()
+    }
+
+    /// Sets a counter kept elsewhere (the header cache counts its own hits) to its total.
+    public func setCounter(_ name: String, _ value: Double) {
+        lock.lock(); counters[name] = value; lock.unlock()
     }
 
     public func counter(_ name: String) -> Double {

@@ -729,6 +729,28 @@ def metric(server, name):
     return float(values.get(name, "0"))
 
 
+def test_edits_after_a_header_reuse_its_checked_declarations(server):
+    """A live session edits a file that includes `common.h`: from the second compile on, the
+    header's front-end work comes from the header cache (`/metrics` counts it), and every
+    compile still gives the library it gives without the cache."""
+    main = (ROOT / "shaders" / "tone.metal").read_text()
+    common = (ROOT / "shaders" / "common.h").read_text()
+    before = metric(server, "kiln_header_cache_hits_total")
+
+    async def go():
+        async with websockets.connect(server.ws) as ws:
+            for i in range(4):
+                files = [{"name": "tone.metal", "text": main + f"\n// edit {i}\n"}, {"name": "common.h", "text": common}]
+                await ws.send(json.dumps({"type": "compile", "id": i + 1, "name": "tone.metal", "files": files}))
+                compiled = await next_json(ws, "compiled")
+                assert compiled["id"] == i + 1 and compiled["ok"] is True, compiled
+                library = await ws.recv()
+                assert library.startswith(b"KILNLIB\0")
+    run(go())
+    assert metric(server, "kiln_header_cache_hits_total") >= before + 3
+    assert metric(server, "kiln_header_cache_entries") >= 1
+
+
 def test_a_frame_over_the_work_budget_is_refused_in_seconds():
     """Issue 14: loops just under the per-lane budget at 2048² would hold a core for
     minutes; the frame's work budget (--max-frame-work) refuses it instead, with a message
