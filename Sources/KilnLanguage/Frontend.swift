@@ -31,8 +31,8 @@ public enum Frontend {
             // Errors are reported as a compile without the cache reports them (some follow-on
             // diagnostics depend on the order the two passes met the declarations in).
             return checkWhole(files: files, mainFile: mainFile, limits: limits, searchPaths: searchPaths)
-        case .recorded(let key, let resumption, let tokenEnd):
-            let (unit, boundary) = parser.parseTranslationUnit(boundary: tokenEnd)
+        case .recorded(let key, let resumption):
+            let (unit, boundary) = parser.parseTranslationUnit(boundary: resumption.tokenCount)
             let parseFailed = parser.diagnostics.contains(where: { $0.severity == .error })
             if let boundary {
                 // The header is checked and kept even when the main file does not parse: the

@@ -7,8 +7,9 @@ extension Preprocessor {
     indirect enum LeadingHeader {
         /// Found in the cache: its tokens were skipped and the state after it restored.
         case resumed(HeaderCache.Entry)
-        /// Preprocessed here without a diagnostic: its tokens are `output[..<tokenEnd]`.
-        case recorded(HeaderCache.Key, Resumption, tokenEnd: Int)
+        /// Preprocessed here without a diagnostic: its tokens are the first
+        /// `Resumption.tokenCount` of `output`.
+        case recorded(HeaderCache.Key, Resumption)
     }
 
     /// The preprocessor's state after a leading header, everything later lines can observe:
@@ -53,7 +54,7 @@ extension Preprocessor {
         let resumption = Resumption(macros: macros, macroLengthMask: macroLengthMask, producedTokens: producedTokens,
                                     expansionSteps: expansionSteps, includeCount: includeCount,
                                     tokenCount: output.count, table: table)
-        leadingHeader = .recorded(key, resumption, tokenEnd: output.count)
+        leadingHeader = .recorded(key, resumption)
     }
 
     /// Continues as if the leading header had just been preprocessed. The macros' tokens
