@@ -22,14 +22,15 @@ public enum Frontend {
             // Only the main file's tokens: the header's declarations are checked already.
             parser.declaredTypeNames = header.declaredTypeNames
             let unit = parser.parseTranslationUnit()
-            if !parser.diagnostics.contains(where: { $0.severity == .error }) {
-                let checker = Checker(resuming: header.checker, files: files, limits: limits)
-                checker.checkDeclarations(unit.declarations[...], from: header.declarationCount)
-                let diagnostics = parser.diagnostics + checker.diagnostics
-                if !diagnostics.contains(where: { $0.severity == .error }) { return (checker.program, diagnostics) }
-            }
-            // Errors are reported as a compile without the cache reports them (some follow-on
-            // diagnostics depend on the order the two passes met the declarations in).
+            // A syntax error is reported exactly as without the cache: the parser went on from
+            // where the header left it, and the header itself reported nothing.
+            if parser.diagnostics.contains(where: { $0.severity == .error }) { return (nil, parser.diagnostics) }
+            let checker = Checker(resuming: header.checker, files: files, limits: limits)
+            checker.checkDeclarations(unit.declarations[...], from: header.declarationCount)
+            let diagnostics = parser.diagnostics + checker.diagnostics
+            if !diagnostics.contains(where: { $0.severity == .error }) { return (checker.program, diagnostics) }
+            // Type errors are reported as a compile without the cache reports them: some
+            // follow-on diagnostics depend on the order the two passes met the declarations in.
             return checkWhole(files: files, mainFile: mainFile, limits: limits, searchPaths: searchPaths)
         case .recorded(let key, let resumption):
             let (unit, boundary) = parser.parseTranslationUnit(boundary: resumption.tokenCount)

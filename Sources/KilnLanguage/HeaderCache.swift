@@ -13,8 +13,8 @@ import Synchronization
 /// same (`Key`). A header with any diagnostic is never kept. The checker goes over the
 /// header's declarations, both passes, before the main file's (C++ visibility: a body sees
 /// only what is declared above it, so the main file cannot change how the header checks);
-/// when a compile that used an entry reports an error, `Frontend.check` checks the unit again
-/// without it, so every diagnostic is exactly what a compile without the cache reports.
+/// when a compile that used an entry reports a type error, `Frontend.check` checks the unit
+/// again without it, so every diagnostic is exactly what a compile without the cache reports.
 ///
 /// Bounded: at most `maxEntries` headers, the least recently used dropped first, and only
 /// requests whose files other than the main one total at most `maxSourceBytes`.

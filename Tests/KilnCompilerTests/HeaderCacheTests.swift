@@ -137,6 +137,22 @@ import Testing
         }
     }
 
+    /// While a file is being typed it often does not parse: a resumed compile reports the
+    /// syntax errors itself, and they are the uncached compile's.
+    @Test func syntaxErrorsAfterACachedHeaderAreTheUncachedOnes() {
+        let mains = [
+            "#include \"split.h\"\n[[ stitchable ]] half4 e(float2 p, half4 c) { return c }",
+            "#include \"split.h\"\n{",
+            "#include \"split.h\"\nstatic float f(float x) { return (x; }\nstatic float g(float y) { return y +; }",
+            "#include \"split.h\"\nTint",
+            "#include \"split.h\"\n" + String(repeating: "static float f( ;\n", count: 60),   // past maxErrors
+        ]
+        for main in mains {
+            let hits = Self.expectSameWithCache(Self.files(main: main, header: Self.header), main)
+            #expect(hits == 1, "\(main)")
+        }
+    }
+
     @Test func onlyALeadingHeaderIsKept() {
         let cases: [(main: String, kept: Bool)] = [
             (Self.main(""), true),
