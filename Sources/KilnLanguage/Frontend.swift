@@ -20,13 +20,13 @@ public enum Frontend {
         switch preprocessor.leadingHeader {
         case .resumed(let header):
             // Only the main file's tokens: the header's declarations are checked already.
-            parser.declaredTypeNames = header.declaredTypeNames
+            parser.declaredTypeNames = header.parser.declaredTypeNames
             let unit = parser.parseTranslationUnit()
             // A syntax error is reported exactly as without the cache: the parser went on from
             // where the header left it, and the header itself reported nothing.
             if parser.diagnostics.contains(where: { $0.severity == .error }) { return (nil, parser.diagnostics) }
             let checker = Checker(resuming: header.checker, files: files, limits: limits)
-            checker.checkDeclarations(unit.declarations[...], from: header.declarationCount)
+            checker.checkDeclarations(unit.declarations[...], from: header.parser.declarationCount)
             let diagnostics = parser.diagnostics + checker.diagnostics
             if !diagnostics.contains(where: { $0.severity == .error }) { return (checker.program, diagnostics) }
             // Type errors are reported as a compile without the cache reports them: some
@@ -42,8 +42,7 @@ public enum Frontend {
                 checker.checkDeclarations(unit.declarations[..<boundary.declarationCount], from: 0)
                 if checker.diagnostics.isEmpty {
                     headerCache.store(HeaderCache.Entry(key: key.withoutMainText(), preprocessor: resumption,
-                                                        declarationCount: boundary.declarationCount,
-                                                        declaredTypeNames: boundary.declaredTypeNames,
+                                                        parser: boundary,
                                                         checker: checker.snapshot()))
                     if !parseFailed {
                         checker.checkDeclarations(unit.declarations[boundary.declarationCount...], from: boundary.declarationCount)

@@ -43,7 +43,6 @@ public final class HeaderCache: Sendable, Hashable {
     /// and the limits.
     struct Key: Sendable {
         let mainFile: Int
-        let mainName: String
         let header: Int
         private(set) var files: [SourceFile]
         let searchPaths: [String]
@@ -57,7 +56,6 @@ public final class HeaderCache: Sendable, Hashable {
             for (index, file) in files.enumerated() where index != mainFile { bytes += file.bytes.count }
             guard bytes <= HeaderCache.maxSourceBytes else { return nil }
             self.mainFile = mainFile
-            self.mainName = files[mainFile].name
             self.header = header
             self.files = files
             self.searchPaths = searchPaths
@@ -68,17 +66,19 @@ public final class HeaderCache: Sendable, Hashable {
         /// entry holds.
         func withoutMainText() -> Key {
             var key = self
-            key.files[mainFile] = SourceFile(name: mainName, text: "")
+            key.files[mainFile] = SourceFile(name: files[mainFile].name, text: "")
             return key
         }
 
         /// The same request but for the main file's text.
         func matches(_ other: Key) -> Bool {
             guard mainFile == other.mainFile, header == other.header, files.count == other.files.count,
-                  mainName == other.mainName, searchPaths == other.searchPaths, limits == other.limits else { return false }
-            for index in files.indices where index != mainFile {
+                  searchPaths == other.searchPaths, limits == other.limits else { return false }
+            // Every file's name (the main file's too: includes resolve against it), and every
+            // file's bytes but the main file's.
+            for index in files.indices {
                 guard files[index].name == other.files[index].name,
-                      Self.sameBytes(files[index].bytes, other.files[index].bytes) else { return false }
+                      index == mainFile || Self.sameBytes(files[index].bytes, other.files[index].bytes) else { return false }
             }
             return true
         }
@@ -112,17 +112,14 @@ public final class HeaderCache: Sendable, Hashable {
         let preprocessor: Preprocessor.Resumption
         /// The parser's: how many top-level declarations the header has, and the type names
         /// it declared.
-        let declarationCount: Int
-        let declaredTypeNames: Set<String>
+        let parser: Parser.Boundary
         /// The checker's after both passes over the header's declarations.
         let checker: Checker.Snapshot
 
-        init(key: Key, preprocessor: Preprocessor.Resumption, declarationCount: Int,
-             declaredTypeNames: Set<String>, checker: Checker.Snapshot) {
+        init(key: Key, preprocessor: Preprocessor.Resumption, parser: Parser.Boundary, checker: Checker.Snapshot) {
             self.key = key
             self.preprocessor = preprocessor
-            self.declarationCount = declarationCount
-            self.declaredTypeNames = declaredTypeNames
+            self.parser = parser
             self.checker = checker
         }
     }
