@@ -70,7 +70,8 @@ let profileRuntime: [LinkerSetting] = Context.environment["KILN_PGO_RUNTIME"].ma
 /// walks — 2.6 % fewer instructions a compile and 3–4 % less time (docs/benchmarks.md,
 /// "thirty-ninth session"). Safe here because nothing in KilnLanguage or KilnCompiler can
 /// observe when an object dies: no `deinit`, no weak or unowned references, no `Unmanaged`
-/// and no memory allocated by hand (a test greps for them). The VM and the renderer, which
+/// and no memory allocated by hand (a test greps for them; the one exception, the passes'
+/// `PassTable`, hands out no pointer, so freeing it early cannot be seen). The VM and the renderer, which
 /// hold pointers into buffers that classes own, keep lexical lifetimes.
 ///
 /// They also keep LLVM's function merging off (`-disable-llvm-merge-functions-pass`). The

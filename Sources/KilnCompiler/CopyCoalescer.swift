@@ -9,9 +9,9 @@ enum CopyCoalescer {
         // No move, nothing to coalesce: no tables to make (straight-line shaders rarely have one).
         guard state.body.contains(where: { $0.isMove }) else { return }
         let registerCount = state.registerUnit.count
-        var definitions = [Int](repeating: 0, count: registerCount)
-        var uses = [Int](repeating: 0, count: registerCount)
-        var definedAt = [Int](repeating: -1, count: registerCount)
+        var definitions = PassTable(repeating: 0, count: registerCount)
+        var uses = PassTable(repeating: 0, count: registerCount)
+        var definedAt = PassTable(repeating: -1, count: registerCount)
         for instruction in state.prologue {
             instruction.forEachRead { if $0 >= 0 { uses[$0] += 1 } }
         }
@@ -22,7 +22,7 @@ enum CopyCoalescer {
                 definedAt[register] = index
             }
         }
-        var removed = [Bool](repeating: false, count: state.body.count)
+        var removed = PassTable(repeating: false, count: state.body.count)
         for index in state.body.indices {
             let move = state.body[index]
             guard move.isMove else { continue }

@@ -22,10 +22,10 @@ enum CopyPropagator {
         // No move, no copy to propagate: no tables to make.
         guard state.body.contains(where: { $0.isMove }) else { return }
         let registerCount = state.registerUnit.count
-        var definitions = [Int](repeating: 0, count: registerCount)
-        var uses = [Int](repeating: 0, count: registerCount)
+        var definitions = PassTable(repeating: 0, count: registerCount)
+        var uses = PassTable(repeating: 0, count: registerCount)
         /// How many debug markers name each register.
-        var markersNaming = [Int](repeating: 0, count: registerCount)
+        var markersNaming = PassTable(repeating: 0, count: registerCount)
         for instruction in state.prologue {
             instruction.forEachRead { if $0 >= 0 { uses[$0] += 1 } }
         }
@@ -43,7 +43,7 @@ enum CopyPropagator {
         }
         func isSingle(_ register: VirtualRegister) -> Bool { state.units[state.registerUnit[register]].size == 1 }
 
-        var removed = [Bool](repeating: false, count: state.body.count)
+        var removed = PassTable(repeating: false, count: state.body.count)
         for index in state.body.indices {
             let move = state.body[index]
             guard move.isMove else { continue }

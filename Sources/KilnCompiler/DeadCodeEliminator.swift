@@ -25,8 +25,8 @@ enum DeadCodeEliminator {
         let prologueCount = state.prologue.count
         // Each unit's defining instructions as one flat array, `definitions[definitionStart[u]
         // ..< definitionStart[u + 1]]`; prologue indexes first, body indexes after them.
-        var definitionStart = [Int](repeating: 0, count: unitCount + 1)
-        var live = [Bool](repeating: false, count: unitCount)
+        var definitionStart = PassTable(repeating: 0, count: unitCount + 1)
+        var live = PassTable(repeating: false, count: unitCount)
         // Units marked live whose definitions are still to visit (each at most once).
         var pending: [Int] = []
         pending.reserveCapacity(unitCount)
@@ -48,8 +48,8 @@ enum DeadCodeEliminator {
             }
         }
         for u in 0..<unitCount { definitionStart[u + 1] += definitionStart[u] }
-        var definitions = [Int](repeating: 0, count: definitionStart[unitCount])
-        var filled = definitionStart
+        var definitions = PassTable(repeating: 0, count: definitionStart[unitCount])
+        var filled = PassTable(copying: definitionStart)
         for (offset, part) in [state.prologue, state.body].enumerated() {
             for index in part.indices {
                 if let destination = part[index].writes {
@@ -88,7 +88,7 @@ enum DeadCodeEliminator {
         // Straight-line code (most small shaders, and every body once its jumps went):
         // nothing to look at, and no tables to make.
         guard body.contains(where: { $0.isJump || $0.isLabel }) else { return false }
-        var drop = [Bool](repeating: false, count: body.count)
+        var drop = PassTable(repeating: false, count: body.count)
         var removedJump = false
         var labelCount = 0
         for index in body.indices where body[index].isJump {
@@ -104,7 +104,7 @@ enum DeadCodeEliminator {
                 next += 1
             }
         }
-        var named = [Bool](repeating: false, count: labelCount)
+        var named = PassTable(repeating: false, count: labelCount)
         for index in body.indices where !drop[index] && body[index].isJump { named[Int(body[index].imm)] = true }
         var dropsSomething = removedJump
         for index in body.indices where body[index].isLabel {

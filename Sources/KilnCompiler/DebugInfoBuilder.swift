@@ -36,7 +36,7 @@ struct DebugInfoBuilder {
         // Definitions of each unit, as code indexes: unit u's are
         // `definitionAddresses[definitionStart[u] ..< definitionStart[u + 1]]`, in code order
         // (counted, then filled: one flat array instead of an array per unit).
-        var definitionStart = [Int](repeating: 0, count: state.units.count + 1)
+        var definitionStart = PassTable(repeating: 0, count: state.units.count + 1)
         func forEachDefinition(_ body: (_ unit: Int, _ address: Int) -> Void) {
             for (index, instruction) in state.prologue.enumerated() {
                 if let register = instruction.writes { body(state.registerUnit[register], prologueAddress[index]) }
@@ -48,7 +48,7 @@ struct DebugInfoBuilder {
         forEachDefinition { unit, _ in definitionStart[unit + 1] += 1 }
         for unit in 0..<state.units.count { definitionStart[unit + 1] += definitionStart[unit] }
         var definitionAddresses = [UInt32](repeating: 0, count: definitionStart[state.units.count])
-        var filled = definitionStart
+        var filled = PassTable(copying: definitionStart)
         forEachDefinition { unit, address in
             definitionAddresses[filled[unit]] = UInt32(address)
             filled[unit] += 1
@@ -56,7 +56,7 @@ struct DebugInfoBuilder {
         let prologueCount = state.prologue.count
         // The unit whose value each physical register holds when the prologue ends (the body
         // never writes below `uniformRegisterCount`); -1 for none.
-        var prologueHolder = [Int](repeating: -1, count: allocation.registerCount)
+        var prologueHolder = PassTable(repeating: -1, count: allocation.registerCount)
         for instruction in state.prologue {
             guard let register = instruction.writes else { continue }
             let unit = state.registerUnit[register]
@@ -65,7 +65,7 @@ struct DebugInfoBuilder {
         }
         // Each virtual register's value index once asked for: `unknown`, `none` or the index.
         let unknown: Int64 = -2, none: Int64 = -1
-        var valueIndex = [Int64](repeating: unknown, count: state.registerUnit.count)
+        var valueIndex = PassTable(repeating: unknown, count: state.registerUnit.count)
         func value(_ register: VirtualRegister) -> UInt32? {
             if register >= 0, valueIndex[register] != unknown {
                 return valueIndex[register] == none ? nil : UInt32(valueIndex[register])

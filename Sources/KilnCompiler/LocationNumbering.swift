@@ -9,18 +9,24 @@
 struct LocationNumbering {
     /// Per number, its key.
     private var keys: [Int] = []
-    private var slots: [Int32]
+    /// Empty until the first location is numbered: a lowering state is also made empty, to
+    /// be swapped with (`LoweringState.moved(from:)`), three times a compile.
+    private var slots: [Int32] = []
+    private let initialSize: Int
 
     /// Room for `expected` locations before the first doubling.
     init(expected: Int = 256) {
         var size = 16
         while size < 2 * expected { size *= 2 }
-        slots = Array(repeating: 0, count: size)
-        keys.reserveCapacity(size / 2)
+        initialSize = size
     }
 
     /// The number of `key`, and whether it was new (then it is the next number in order).
     mutating func number(of key: Int) -> (number: Int, isNew: Bool) {
+        if slots.isEmpty {
+            slots = Array(repeating: 0, count: initialSize)
+            keys.reserveCapacity(initialSize / 2)
+        }
         let mask = slots.count - 1
         var slot = Self.hash(key) & mask
         while slots[slot] != 0 {

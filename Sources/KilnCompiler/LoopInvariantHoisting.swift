@@ -36,13 +36,13 @@ enum LoopInvariantHoisting {
     static func run(_ state: inout LoweringState, keep: [VirtualRegister]) -> Int {
         let loops = enteredByFallingIn(nestedLoops(state.body), state.body)
         guard !loops.isEmpty else { return 0 }
-        var definitions = [Int](repeating: 0, count: state.units.count)
+        var definitions = PassTable(repeating: 0, count: state.units.count)
         for instruction in state.prologue { if let r = instruction.writes, r >= 0 { definitions[state.registerUnit[r]] += 1 } }
         // A result read before its one write (in an earlier pass of an enclosing loop) would
         // see the moved write's value where it saw an older one: such results stay. Moving a
         // write earlier, or a read of a value written before the loop, never makes a new one.
-        var firstRead = [Int](repeating: Int.max, count: state.units.count)
-        var readBeforeWrite = [Bool](repeating: false, count: state.units.count)
+        var firstRead = PassTable(repeating: Int.max, count: state.units.count)
+        var readBeforeWrite = PassTable(repeating: false, count: state.units.count)
         for (index, instruction) in state.body.enumerated() {
             instruction.forEachRead { r in
                 if r >= 0 { firstRead[state.registerUnit[r]] = min(firstRead[state.registerUnit[r]], index) }
@@ -55,7 +55,7 @@ enum LoopInvariantHoisting {
         }
         for register in keep where register >= 0 { definitions[state.registerUnit[register]] += 2 }
         var moved = 0
-        var writesInside = [Int](repeating: 0, count: state.units.count)   // all 0 between loops
+        var writesInside = PassTable(repeating: 0, count: state.units.count)   // all 0 between loops
         for loop in loops.sorted(by: { ($0.end - $0.head, $0.head) < ($1.end - $1.head, $1.head) }) {
             moved += hoist(&state, loop: loop, definitions: definitions, readBeforeWrite: readBeforeWrite,
                            writesInside: &writesInside)
@@ -109,8 +109,8 @@ enum LoopInvariantHoisting {
 
     /// `writesInside` is all zeros on entry and on return (a scratch array shared by the
     /// loops, so each costs its region, not the function's units).
-    private static func hoist(_ state: inout LoweringState, loop: Loop, definitions: [Int], readBeforeWrite: [Bool],
-                              writesInside: inout [Int]) -> Int {
+    private static func hoist(_ state: inout LoweringState, loop: Loop, definitions: borrowing PassTable<Int>,
+                              readBeforeWrite: borrowing PassTable<Bool>, writesInside: inout PassTable<Int>) -> Int {
         let region = loop.head...loop.end
         for index in region {
             if let r = state.body[index].writes, r >= 0 { writesInside[state.registerUnit[r]] += 1 }

@@ -263,7 +263,7 @@ extension Array where Element == IRInstruction {
     /// Drops the instructions flagged in `removed` (one flag per instruction), keeping order,
     /// in place: building the kept list through `enumerated().filter` copied every
     /// instruction twice, growing the array as it went (2 % of a big shader's compile).
-    mutating func removeFlagged(_ removed: [Bool]) {
+    mutating func removeFlagged(_ removed: borrowing PassTable<Bool>) {
         var kept = 0
         for index in indices where !removed[index] {
             self[kept] = self[index]

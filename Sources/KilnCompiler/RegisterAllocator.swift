@@ -43,11 +43,12 @@ struct RegisterAllocator {
                 if head >= 0, head < position { backEdges.append((head, position)) }
             }
         }
-        var (start, end) = (intervals.units.map(\.start), intervals.units.map(\.end))
+        var (start, end) = ((0..<unitCount).map { intervals.units[$0].start }, (0..<unitCount).map { intervals.units[$0].end })
         // Whether a unit's value flows around a back edge: written more than once, a group, or
         // read before it is written. Only loops ask.
-        let isCarried = backEdges.isEmpty ? [] : zip(intervals.units, state.units).map { interval, unit in
-            interval.definitions > 1 || unit.size > 1 || interval.firstRead <= interval.firstDefinition
+        let isCarried: [Bool] = backEdges.isEmpty ? [] : (0..<unitCount).map { unit in
+            let interval = intervals.units[unit]
+            return interval.definitions > 1 || state.units[unit].size > 1 || interval.firstRead <= interval.firstDefinition
         }
         for register in inputs {
             let unit = state.registerUnit[register]
@@ -188,15 +189,15 @@ struct RegisterAllocator {
     /// arrays are boxed and every access pays an exclusivity check — a tenth of compiling an
     /// unrolled shader.) One array of records rather than five arrays: one allocation, and
     /// one uniqueness check per occurrence instead of three.
-    private struct Intervals {
+    private struct Intervals: ~Copyable {
         struct Interval {
             var start = Int.max, end = -1, definitions = 0, firstDefinition = Int.max, firstRead = Int.max
         }
-        var units: [Interval]
+        var units: PassTable<Interval>
         let registerUnit: [Int]
 
         init(unitCount: Int, registerUnit: [Int]) {
-            units = Array(repeating: Interval(), count: unitCount)
+            units = PassTable(repeating: Interval(), count: unitCount)
             self.registerUnit = registerUnit
         }
 
@@ -208,7 +209,7 @@ struct RegisterAllocator {
             guard register >= 0 else { return }
             Self.define(&units[registerUnit[register]], position)
         }
-        // One `inout` access to the record: a single uniqueness check for all its fields.
+        // One `inout` access to the record for all its fields.
         private static func read(_ interval: inout Interval, _ position: Int) {
             interval.start = min(interval.start, position)
             interval.end = max(interval.end, position)

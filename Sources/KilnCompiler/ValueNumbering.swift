@@ -53,7 +53,7 @@ enum ValueNumbering {
     /// Rewrites recomputations in `state.body` into `mov`s; returns how many.
     @discardableResult
     static func run(_ state: inout LoweringState) -> Int {
-        var version = [Int](repeating: 0, count: state.units.count)
+        var version = PassTable(repeating: 0, count: state.units.count)
         var available = ValueTable(expected: largestBlock(state.body))
         /// `mov copy, original` seen in this block: while neither has been written since,
         /// reading the copy is reading the original (so `(i.x + 1) · 127.1` matches after
@@ -61,7 +61,7 @@ enum ValueNumbering {
         /// register; an entry counts only if it was made in the current block (`block`), so
         /// a new block forgets them all without clearing (a dictionary here, looked up three
         /// times per instruction, was most of this pass).
-        var copies = [Copy](repeating: Copy(), count: state.registerUnit.count)
+        var copies = PassTable(repeating: Copy(), count: state.registerUnit.count)
         var block = 0
         var rewritten = 0
         func unitVersion(_ register: VirtualRegister) -> Int {

@@ -6,8 +6,9 @@
 /// of an unrolled shader's compile. The keys are numbers the compiler made; a shader's
 /// author decides only how many there are, and the table keeps probes short by staying at
 /// most three quarters full. Emptying it at every label used to clear the whole reserved
-/// dictionary; here it is one increment.
-struct ValueTable {
+/// dictionary; here it is one increment. Its slots are `PassTable`s, made and freed with
+/// the pass.
+struct ValueTable: ~Copyable {
     /// An instruction's opcode, operands and their versions, packed without loss
     /// (`ValueNumbering.Key.words`).
     typealias Key = (UInt64, UInt64, UInt64, UInt64)
@@ -16,9 +17,9 @@ struct ValueTable {
     /// result's register and version. Flat arrays of plain integers, so making a table is
     /// filling memory with zeros (an array of a slot struct was initialised slot by slot —
     /// 60 instructions each, more than the lookups it served on a small function).
-    private var generations: [UInt32]
-    private var keys: [UInt64]
-    private var results: [Int]
+    private var generations: PassTable<UInt32>
+    private var keys: PassTable<UInt64>
+    private var results: PassTable<Int>
     private var generation: UInt32 = 1
     private var count = 0
 
@@ -26,9 +27,9 @@ struct ValueTable {
     init(expected: Int) {
         var size = 16
         while size * 3 < expected * 4 { size *= 2 }
-        generations = [UInt32](repeating: 0, count: size)
-        keys = [UInt64](repeating: 0, count: size * 4)
-        results = [Int](repeating: 0, count: size * 2)
+        generations = PassTable(repeating: 0, count: size)
+        keys = PassTable(repeating: 0, count: size * 4)
+        results = PassTable(repeating: 0, count: size * 2)
     }
 
     /// A mix of the four words (each multiplied into the running value, then folded) whose
@@ -82,8 +83,8 @@ struct ValueTable {
     }
 
     private mutating func grow() {
-        let old = self
-        self = ValueTable(expected: generations.count * 3 / 2)
+        var old = ValueTable(expected: generations.count * 3 / 2)
+        swap(&self, &old)
         for index in old.generations.indices where old.generations[index] == old.generation {
             insert((old.keys[4 * index], old.keys[4 * index + 1], old.keys[4 * index + 2], old.keys[4 * index + 3]),
                    register: old.results[2 * index], version: old.results[2 * index + 1])

@@ -14,6 +14,13 @@ struct LifetimeIndependenceTests {
     static let lifetimeSensitive = ["deinit", "weak ", "unowned", "Unmanaged", "withExtendedLifetime",
                                     ".allocate(capacity", "UnsafeMutableRawPointer.allocate", ".deallocate("]
 
+    /// The one file allowed them: `PassTable` frees its memory in its `deinit`, but nothing
+    /// reaches that memory except the table's own subscript, inside one access to the table.
+    /// A table freed right after its last access, instead of at the end of its scope, is
+    /// therefore indistinguishable from one freed later. It is noncopyable and hands out no
+    /// pointer, so it stays that way.
+    static let allowed = ["KilnCompiler/PassTable.swift"]
+
     @Test("Package.swift still builds both modules without lexical lifetimes")
     func settingIsWhereTheTestSaysItIs() {
         let manifest = RepositoryFiles.text("Package.swift")
@@ -31,7 +38,7 @@ struct LifetimeIndependenceTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }
         #expect(files.count > 10)
         var found: [String] = []
-        for file in files {
+        for file in files where !Self.allowed.contains("\(module)/\(file)") {
             let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let code = line.components(separatedBy: "//")[0]
