@@ -170,7 +170,12 @@ public enum Compiler {
         }
         let library = Library(
             compilerVersion: CompilerVersion.string,
-            sources: files.map { SourceRecord(name: $0.name, sha256: SHA256Digest.hash($0.bytes)) },
+            sources: files.indices.map { index in
+                // Included files are usually the same bytes as last compile's: their digests are kept.
+                let digest = units.contains(index) ? nil
+                    : options.headerCache?.digest(of: files[index].bytes, computing: SHA256Digest.hash)
+                return SourceRecord(name: files[index].name, sha256: digest ?? SHA256Digest.hash(files[index].bytes))
+            },
             functions: assembler.functions, constants: assembler.constants, code: assembler.code,
             debugLocations: assembler.debugLocations, debugInfo: assembler.debugInfo)
         var result = CompileResult(library: library, diagnostics: diagnostics, files: files)

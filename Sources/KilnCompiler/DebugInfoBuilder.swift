@@ -11,7 +11,6 @@ import KilnBytecode
 /// register). Values computed in the prologue or handed in as lane inputs have no
 /// definitions in the body; a register the optimizer deleted becomes "optimised away".
 struct DebugInfoBuilder {
-    let state: LoweringState
     let allocation: RegisterAllocator
     /// Code index of each prologue and body IR instruction (nil for markers).
     let prologueAddress: [Int]
@@ -21,8 +20,10 @@ struct DebugInfoBuilder {
     /// Units the renderer writes before the body runs.
     let inputUnits: Set<Int>
 
-    /// Appends the function's activations, variables, values and events to `info`.
-    func append(to info: inout DebugInfo) {
+    /// Appends the function's activations, variables, values and events, from its lowering
+    /// `state`, to `info`. (The state is an argument, not a stored property: storing it
+    /// copied the whole state, a retain and a release of each of its ~30 arrays.)
+    func append(_ state: LoweringState, to info: inout DebugInfo) {
         let activationBase = UInt32(info.activations.count)
         let variableBase = UInt32(info.variables.count)
         info.activations += state.debugActivations

@@ -182,10 +182,10 @@ struct LibraryAssembler {
             }
         }
         code.append(Instruction(.ret))
-        DebugInfoBuilder(state: state, allocation: allocation, prologueAddress: prologueAddress, bodyAddress: bodyAddress,
+        DebugInfoBuilder(allocation: allocation, prologueAddress: prologueAddress, bodyAddress: bodyAddress,
                          finalInstruction: code.count - 1,
                          inputUnits: Set(lowered.inputs.map { state.registerUnit[$0.first] }))
-            .append(to: &debugInfo)
+            .append(state, to: &debugInfo)
 
         let location = lowered.range.start
         functions.append(Function(

@@ -41,13 +41,14 @@ extension Checker {
         for problem in parsed.problems {
             warning(problem, at: declaration.nameRange)
         }
-        let userArguments = parsed.docs.isEmpty ? [] : Set(function.parameters.dropFirst(firstUserArgument).map { $0.name })
+        // A handful of names: searched in order, not hashed into a set.
+        let userArguments = parsed.docs.isEmpty ? [] : function.parameters.dropFirst(firstUserArgument).map { $0.name }
         var docs: [ArgumentDoc] = []
         for doc in parsed.docs {
-            if userArguments.contains(doc.name) {
+            if userArguments.contains(where: { sameSpelling($0, doc.name) }) {
                 docs.append(doc)
             } else {
-                let suggestion = Self.closestName(to: doc.name, among: Array(userArguments))
+                let suggestion = Self.closestName(to: doc.name, among: userArguments)
                 warning("'@arg \(doc.name)' does not name an argument of '\(declaration.name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? ""),
                         at: declaration.nameRange)
             }

@@ -281,6 +281,30 @@ import Testing
         #expect(before == HeaderCache.maxEntries && cache.count == 0)
     }
 
+    /// An included file's digest is computed once for its bytes, whatever array brings them,
+    /// computed again for other bytes, and the digests kept are bounded like the entries.
+    @Test func includedFilesDigestsAreKeptAndBounded() {
+        let cache = HeaderCache()
+        var computed = 0
+        func digest(_ text: String) -> [UInt8] {
+            cache.digest(of: Array(text.utf8)) { bytes in
+                computed += 1
+                return SHA256Digest.hash(bytes)
+            }
+        }
+        #expect(digest(Self.header) == SHA256Digest.hash(Array(Self.header.utf8)))
+        #expect(digest(Self.header) == SHA256Digest.hash(Array(Self.header.utf8)) && computed == 1)
+        #expect(digest(Self.header + " ") == SHA256Digest.hash(Array((Self.header + " ").utf8)) && computed == 2)
+        for index in 0..<HeaderCache.maxEntries { _ = digest("// \(index)") }
+        #expect(computed == 2 + HeaderCache.maxEntries)
+        _ = digest(Self.header)   // pushed out by the newer ones
+        #expect(computed == 3 + HeaderCache.maxEntries)
+        // A compile's provenance takes the kept digest: the library is the uncached one's.
+        let files = Self.files(main: Self.main(""), header: Self.header)
+        #expect(Self.compile(files, cache: cache) == Self.compile(files, cache: nil))
+        #expect(Self.compile(files, cache: cache).library?.sources.map(\.sha256) == files.map { SHA256Digest.hash($0.bytes) })
+    }
+
     /// A snapshot holds every stored property of the checker but the request's and the
     /// per-function ones: a property added to `Checker` must be added to `Snapshot`.
     @Test func aSnapshotHoldsTheWholeChecker() {
