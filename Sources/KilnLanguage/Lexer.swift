@@ -100,7 +100,7 @@ public struct Lexer {
                     stored = table.spelling(String(decoding: spelling, as: UTF8.self))
                 }
                 if kind == .identifier {
-                    wordFlags = words.flags(of: spelling)
+                    wordFlags = spelling.count <= 15 ? words.flags(ofShort: stored) : words.flags(of: spelling)
                 } else if kind == .integerLiteral {
                     if let simple = NumericLiteral.simpleKind(of: spelling) {
                         kind = simple

@@ -75,7 +75,7 @@ public struct Parser {
     var isAtEnd: Bool { tokens[position].kind == .endOfFile }
 
     /// End of the last consumed token (where clang puts "expected ';'").
-    var previousEnd: SourceLocation {
+    @inline(__always) var previousEnd: SourceLocation {
         position > 0 ? tokens[position - 1].range.end : tokens[0].range.start
     }
 
@@ -201,8 +201,9 @@ public struct Parser {
 
     mutating func leaveNesting() { depth -= 1 }
 
-    /// A range from `start` to the end of the last consumed token.
-    func range(from start: SourceLocation) -> SourceRange {
+    /// A range from `start` to the end of the last consumed token. (Inlined: every syntax
+    /// node asks, and as a call it was 0.6 % of a compile.)
+    @inline(__always) func range(from start: SourceLocation) -> SourceRange {
         SourceRange(start: start, end: max(start, previousEnd))
     }
 
