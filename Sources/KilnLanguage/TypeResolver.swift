@@ -11,6 +11,13 @@ enum TypeResolver {
     /// `[String: KType]` of 184 concatenated names was made in every process that compiles,
     /// 171 000 instructions of a whole-process `kiln compile` of a small shader.
     static func builtinType(named name: String) -> KType? {
+        // Most names asked about are a program's own, short enough to be stored inline: the
+        // word table's short-word lookup turns them away without a pass over the bytes. (The
+        // C spellings it does not hold as types all start with "u" or "s", see below.)
+        if let spelling = TokenSpelling.inline(name), WordTable.shared.flags(ofShort: spelling) & Token.builtinTypeFlag == 0,
+           let first = name.utf8.first, first != UInt8(ascii: "u") && first != UInt8(ascii: "s") {
+            return nil
+        }
         var name = name
         return name.withUTF8 { builtinType(spelledBy: $0) }
     }
