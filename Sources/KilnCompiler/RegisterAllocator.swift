@@ -187,8 +187,8 @@ struct RegisterAllocator {
     /// First and last occurrence of each unit, its definition count and first definition and
     /// read. (A struct with mutating methods, not closures over local arrays: captured, the
     /// arrays are boxed and every access pays an exclusivity check — a tenth of compiling an
-    /// unrolled shader.) One array of records rather than five arrays: one allocation, and
-    /// one uniqueness check per occurrence instead of three.
+    /// unrolled shader.) One table of records rather than five arrays: one allocation, and
+    /// one access per occurrence for all of a record's fields.
     private struct Intervals: ~Copyable {
         struct Interval {
             var start = Int.max, end = -1, definitions = 0, firstDefinition = Int.max, firstRead = Int.max

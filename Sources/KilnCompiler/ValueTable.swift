@@ -14,7 +14,7 @@ struct ValueTable: ~Copyable {
     typealias Key = (UInt64, UInt64, UInt64, UInt64)
 
     /// Per slot: the generation whose entry it holds (0 = none yet), four key words, and the
-    /// result's register and version. Flat arrays of plain integers, so making a table is
+    /// result's register and version. Flat tables of plain integers, so making a table is
     /// filling memory with zeros (an array of a slot struct was initialised slot by slot —
     /// 60 instructions each, more than the lookups it served on a small function).
     private var generations: PassTable<UInt32>
