@@ -12,14 +12,21 @@ enum TypeResolver {
     /// 171 000 instructions of a whole-process `kiln compile` of a small shader.
     static func builtinType(named name: String) -> KType? {
         // Most names asked about are a program's own, short enough to be stored inline: the
-        // word table's short-word lookup turns them away without a pass over the bytes. (The
-        // C spellings it does not hold as types all start with "u" or "s", see below.)
+        // word table's short-word lookup turns them away without a pass over the bytes.
         if let spelling = TokenSpelling.inline(name), WordTable.shared.flags(ofShort: spelling) & Token.builtinTypeFlag == 0,
-           let first = name.utf8.first, first != UInt8(ascii: "u") && first != UInt8(ascii: "s") {
+           !mayBeCSpelling(name.utf8.first) {
             return nil
         }
         var name = name
         return name.withUTF8 { builtinType(spelledBy: $0) }
+    }
+
+    /// Whether a name starting with `first` may be one of the C spellings the word table does
+    /// not hold as types (`unsigned`, `unsigned int`, `signed char`, …: `unsigned` is a
+    /// reserved word); every other name the table does not flag is no type.
+    @inline(__always)
+    private static func mayBeCSpelling(_ first: UInt8?) -> Bool {
+        first == UInt8(ascii: "u") || first == UInt8(ascii: "s")
     }
 
     /// `builtinType(named:)` of a name's UTF-8 bytes.
@@ -27,8 +34,7 @@ enum TypeResolver {
         // Most names asked about are not types (every identifier the checker resolves): the
         // lexer's word table turns them away with one probe.
         guard WordTable.shared.flags(of: bytes) & Token.builtinTypeFlag != 0 else {
-            // C spellings the word table does not hold as types (`unsigned` is a reserved word).
-            guard let first = bytes.first, first == UInt8(ascii: "u") || first == UInt8(ascii: "s") else { return nil }
+            guard mayBeCSpelling(bytes.first) else { return nil }
             switch String(decoding: bytes, as: UTF8.self) {
             case "unsigned", "unsigned int": return .uint
             case "unsigned short": return .scalar(.ushort)
