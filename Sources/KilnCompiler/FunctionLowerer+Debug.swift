@@ -80,7 +80,7 @@ extension FunctionLowerer {
     func bindEvent(_ frame: Int, _ id: VariableID) {
         let root = resolveRoot(frame, id, nil)
         guard root.frame < state.frames.count, let slot = slot(root.frame, root.id),
-              case .components(let registers) = slot.storage,
+              let registers = slot.components,
               !registers.isEmpty, registers.count <= Self.maxTrackedComponents else { return }
         let activation = state.frames[root.frame].activation
         let key = activation << 32 | root.id

@@ -12,6 +12,8 @@ extension FunctionLowerer {
         case .constant(let c):
             return [constant(c.bits)]
         case .variable(let id):
+            // Most variables hold their registers themselves (not a `thread T &` alias).
+            if let registers = slot(frameIndex, id)?.components { return registers }
             let root = resolveRoot(frameIndex, id, nil)
             let registers = rootComponents(root.frame, root.id)
             return root.path.map { $0.map { registers[$0] } } ?? registers

@@ -163,7 +163,7 @@ extension FunctionLowerer {
         // Its value is what its one register is known to hold now.
         var values: [VariableID: ConstantValue] = [:]
         for id in read {
-            guard let kind = kinds[id], let slot = slot(frameIndex, id), case .components(let registers) = slot.storage,
+            guard let kind = kinds[id], let slot = slot(frameIndex, id), let registers = slot.components,
                   registers.count == 1, let bits = state.knownConstant[registers[0]] else { return nil }
             values[id] = kind == .int ? .int(Int32(bitPattern: bits)) : .uint(bits)
         }
@@ -195,7 +195,7 @@ extension FunctionLowerer {
             case .constant:
                 break
             case .variable(let id):
-                guard case .scalar = e.type, let slot = slot(frameIndex, id), case .components(let registers) = slot.storage,
+                guard case .scalar = e.type, let slot = slot(frameIndex, id), let registers = slot.components,
                       registers.count == 1 else { foldFree = false; return }
                 if state.knownConstant[registers[0]] == nil { readsUnknown = true }
             case .binary(let operator_, let a, let b):

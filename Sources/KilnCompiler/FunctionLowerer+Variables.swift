@@ -22,7 +22,7 @@ extension FunctionLowerer {
 
     /// Follows `thread T &` aliases to the variable that owns the registers.
     func resolveRoot(_ frame: Int, _ id: VariableID, _ path: [Int]?) -> (frame: Int, id: VariableID, path: [Int]?) {
-        guard let slot = slot(frame, id), case .reference(let f, let v, let p) = slot.storage else {
+        guard let slot = slot(frame, id), slot.isReference, case .reference(let f, let v, let p) = slot.storage else {
             return (frame, id, path)
         }
         let composed = path.map { $0.map { p[$0] } } ?? p
@@ -30,8 +30,7 @@ extension FunctionLowerer {
     }
 
     func rootComponents(_ frame: Int, _ id: VariableID) -> [VirtualRegister] {
-        guard let slot = slot(frame, id), case .components(let registers) = slot.storage else { return [] }
-        return registers
+        slot(frame, id)?.components ?? []
     }
 
     func declare(_ id: VariableID, storage: VariableStorage, pinnedCount: Int? = nil) {
@@ -65,7 +64,7 @@ extension FunctionLowerer {
     func ensureHomes(_ frame: Int, _ id: VariableID) {
         let root = resolveRoot(frame, id, nil)
         guard let slot = slot(root.frame, root.id), slot.pinnedCount == nil,
-              case .components(let registers) = slot.storage else { return }
+              let registers = slot.components else { return }
         var homes = registers
         var changed = false
         for (index, register) in registers.enumerated() where !state.isHome[register] {
@@ -180,7 +179,7 @@ extension FunctionLowerer {
     /// a (masked) write of its home registers from inside control flow.
     func write(_ frame: Int, _ id: VariableID, _ indexes: [Int], _ values: [VirtualRegister],
                extraMask: VirtualRegister?) throws {
-        guard let slot = slot(frame, id), case .components(var registers) = slot.storage else { return }
+        guard let slot = slot(frame, id), var registers = slot.components else { return }
         let inPlace = state.regionDepth > slot.regionDepth || slot.pinnedCount != nil
         // Lanes that are inactive now but will read the variable again must keep their
         // value: those inside a divergent region opened since the declaration, and — for

@@ -185,7 +185,7 @@ struct LibraryAssembler {
         DebugInfoBuilder(allocation: allocation, prologueAddress: prologueAddress, bodyAddress: bodyAddress,
                          finalInstruction: code.count - 1,
                          inputUnits: Set(lowered.inputs.map { state.registerUnit[$0.first] }))
-            .append(state, to: &debugInfo)
+            .append(&state, to: &debugInfo)
 
         let location = lowered.range.start
         functions.append(Function(

@@ -7,7 +7,9 @@ extension Checker {
         var type: KType
         var isReference: Bool
         var isConst: Bool
-        var declaration: ParameterDeclaration
+        /// Its index in the function declaration's `parameters` (not a copy of that
+        /// declaration: copying one retains its name, type, sizes, default and attributes).
+        var index: Int
     }
 
     /// A function body waiting for pass 2.
@@ -518,8 +520,8 @@ extension Checker {
         }
         var parameters: [ResolvedParameter] = []
         parameters.reserveCapacity(declaration.parameters.count)
-        for parameter in declaration.parameters {
-            guard let resolved = resolveParameter(parameter) else { ok = false; continue }
+        for (index, parameter) in declaration.parameters.enumerated() {
+            guard let resolved = resolveParameter(parameter, index: index) else { ok = false; continue }
             parameters.append(resolved)
         }
         guard ok, let returnType else {
@@ -538,11 +540,11 @@ extension Checker {
                                                                  : Array(repeating: nil, count: parameters.count)
         var sawDefault = false
         for (index, parameter) in parameters.enumerated() {
-            if let value = parameter.declaration.defaultValue {
+            if let value = declaration.parameters[parameter.index].defaultValue {
                 sawDefault = true
                 defaults[index] = checkConverted(value, to: parameter.type, context: .initializing(parameter.name ?? "parameter"))
             } else if sawDefault {
-                error("missing default argument on parameter '\(parameter.name ?? "")'", at: parameter.declaration.range)
+                error("missing default argument on parameter '\(parameter.name ?? "")'", at: declaration.parameters[parameter.index].range)
             }
         }
 
@@ -572,7 +574,7 @@ extension Checker {
             }
             for (index, value) in defaults.enumerated() where value != nil {
                 if previous.defaults[index] != nil {
-                    error("redefinition of default argument", at: parameters[index].declaration.range,
+                    error("redefinition of default argument", at: declaration.parameters[parameters[index].index].range,
                           notes: [.init(message: "previous definition is here", range: previous.nameRange)])
                 } else {
                     signatures[existing].defaults[index] = value
@@ -599,7 +601,7 @@ extension Checker {
     static let noDefaults: [[TypedExpression?]] = (0..<8).map { Array(repeating: nil, count: $0) }
     static let noReferences: [[Bool]] = (0..<8).map { Array(repeating: false, count: $0) }
 
-    private func resolveParameter(_ parameter: ParameterDeclaration) -> ResolvedParameter? {
+    private func resolveParameter(_ parameter: ParameterDeclaration, index: Int) -> ResolvedParameter? {
         let spelled = parameter.type
         if spelled.baseName == "auto" {
             unsupported("'auto' parameters (abbreviated templates)", at: spelled.range)
@@ -640,7 +642,7 @@ extension Checker {
             unsupported("threadgroup memory", at: spelled.range)
             return nil
         }
-        return ResolvedParameter(name: parameter.name, type: type, isReference: isReference, isConst: isConst, declaration: parameter)
+        return ResolvedParameter(name: parameter.name, type: type, isReference: isReference, isConst: isConst, index: index)
     }
 }
 

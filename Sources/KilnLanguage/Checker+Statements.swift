@@ -10,7 +10,7 @@ extension Checker {
                                   declarationIndex: definition.declarationIndex, visiblePosition: definition.position,
                                   qualifier: declaration.qualifier, isStitchable: isStitchable,
                                   returnType: signature.returnType, parameterCount: definition.parameters.count,
-                                  parameterSpellings: definition.parameters.map { TypeResolver.spelling(of: $0.declaration.type) })
+                                  parameterSpellings: definition.parameters.map { TypeResolver.spelling(of: declaration.parameters[$0.index].type) })
         scope.reset()
         let errorsBefore = errorCount
         var parameters: [CheckedParameter] = []
@@ -20,7 +20,7 @@ extension Checker {
         current.variables.reserveCapacity(definition.parameters.count + 16)
         for parameter in definition.parameters {
             let id = current.variables.count
-            let range = parameter.declaration.nameRange ?? parameter.declaration.range
+            let range = declaration.parameters[parameter.index].nameRange ?? declaration.parameters[parameter.index].range
             current.variables.append(VariableInfo(name: parameter.name ?? "", type: parameter.type, isConst: parameter.isConst,
                                                    isReference: parameter.isReference, range: range))
             if let name = parameter.name, let previous = scope.declare(name, variable: id) {
@@ -30,8 +30,8 @@ extension Checker {
             parameters.append(CheckedParameter(variable: id, name: parameter.name ?? "", type: parameter.type,
                                                typeSpelling: current.parameterSpellings[id],
                                                isReference: parameter.isReference,
-                                               attributes: parameter.declaration.attributes.map(entryAttribute),
-                                               range: parameter.declaration.range))
+                                               attributes: declaration.parameters[parameter.index].attributes.map(entryAttribute),
+                                               range: declaration.parameters[parameter.index].range))
         }
         // The body shares the parameters' scope: redeclaring a parameter at its top level is an error, as in C++.
         let body = checkStatements(declaration.body?.statements ?? [])
