@@ -113,8 +113,9 @@ struct Breakable {
     var bodyMask: ExecutionMask? = nil
 }
 
-/// Key of a hoisted pure instruction, for common-subexpression elimination in the prologue.
-struct PureKey: Hashable {
+/// Key of a hoisted pure instruction, for common-subexpression elimination in the prologue
+/// (`PureIndex` hashes it).
+struct PureKey: Equatable {
     var opcode: Opcode
     var b: VirtualRegister
     var c: VirtualRegister
@@ -122,14 +123,6 @@ struct PureKey: Hashable {
     var imm: UInt32
     var mode: UInt8
     var literalCount: UInt16
-
-    /// Three words instead of seven fields one by one (each `combine` is a SipHash round;
-    /// equality still compares every field).
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(hashWord(b, c))
-        hasher.combine(hashWord(d, Int(imm)))
-        hasher.combine(UInt64(opcode.rawValue) | UInt64(mode) << 16 | UInt64(literalCount) << 32)
-    }
 }
 
 /// Everything lowering mutates, as one value: copying it is a snapshot, so speculative
@@ -160,7 +153,7 @@ struct LoweringState {
     var divergentDepth = 0
     var constantRegisters = WordIndex()
     var argumentRegisters = WordIndex()
-    var pureCache: [PureKey: VirtualRegister] = [:]
+    var pureCache = PureIndex()
     var constants: [UInt32] = []
     var constantIndex = WordIndex()
     var constantArrays: [[UInt32]: Int] = [:]

@@ -150,8 +150,7 @@ enum ValueNumbering {
     }
 }
 
-/// Two ints' low halves as one word: `ValueNumbering.Key`'s packed form, and the few words
-/// `PureKey` feeds `Hasher` instead of many fields.
+/// Two ints' low halves as one word: `ValueNumbering.Key`'s packed form.
 func hashWord(_ low: Int, _ high: Int) -> UInt64 {
     UInt64(UInt32(truncatingIfNeeded: low)) | UInt64(UInt32(truncatingIfNeeded: high)) << 32
 }
