@@ -1,9 +1,12 @@
-/// A key of an `OpenIndex`: equatable, with a cheap hash and a filler for empty slots.
+/// A key of an `OpenIndex`: equatable, with a cheap hash, a filler for empty slots and the
+/// size of the first table.
 protocol OpenIndexKey: Equatable {
     /// A well-mixed hash (the table keeps its low bits).
     static func hash(_ key: Self) -> Int
     /// What empty slots hold (never compared: a slot's value says whether it is used).
     static var filler: Self { get }
+    /// Slots of an index's first table (a power of two; half of them usable before it grows).
+    static var initialSlots: Int { get }
 }
 
 /// A map from small keys to small non-negative integers, for the tables lowering consults
@@ -23,14 +26,6 @@ struct OpenIndex<Key: OpenIndexKey> {
     private var values: [Int32] = []
     /// Keys held.
     private(set) var count = 0
-
-    /// Slots of the first table (half of them usable before it grows).
-    private let initialSize: Int
-
-    /// An empty index whose first table has `initialSize` slots (a power of two).
-    init(initialSize: Int) {
-        self.initialSize = initialSize
-    }
 
     /// The value of `key`; setting adds or replaces it (nil cannot be set: nothing is removed).
     subscript(key: Key) -> Int? {
@@ -61,7 +56,7 @@ struct OpenIndex<Key: OpenIndexKey> {
 
     private mutating func grow() {
         let oldKeys = keys, oldValues = values
-        let size = max(initialSize, 2 * values.count)
+        let size = max(Key.initialSlots, 2 * values.count)
         keys = [Key](repeating: Key.filler, count: size)
         values = [Int32](repeating: 0, count: size)
         for index in oldValues.indices where oldValues[index] != 0 {

@@ -5,12 +5,6 @@
 /// snapshot of the lowering state (docs/benchmarks.md, "forty-fifth session").
 typealias PureIndex = OpenIndex<PureKey>
 
-extension OpenIndex where Key == PureKey {
-    /// An empty index: its first table has room for 16 keys, more than a median shader's
-    /// hoisted operations.
-    init() { self.init(initialSize: 32) }
-}
-
 extension PureKey: OpenIndexKey {
     /// Each field folded in with a multiply by 2⁶⁴/φ; the high bits of the last product.
     @inline(__always)
@@ -25,4 +19,7 @@ extension PureKey: OpenIndexKey {
     }
 
     static var filler: PureKey { PureKey(opcode: .mov, b: 0, c: 0, d: 0, imm: 0, mode: 0, literalCount: 0) }
+
+    /// Room for 16 keys, more than a median shader's hoisted operations.
+    static var initialSlots: Int { 32 }
 }

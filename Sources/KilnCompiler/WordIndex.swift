@@ -4,11 +4,6 @@
 /// asks at every literal and every implicit 0 or 1.
 typealias WordIndex = OpenIndex<UInt32>
 
-extension OpenIndex where Key == UInt32 {
-    /// An empty index: its first table has room for 32 words, a median shader's constants.
-    init() { self.init(initialSize: 64) }
-}
-
 extension UInt32: OpenIndexKey {
     /// Fibonacci hashing: the high bits of word × 2⁶⁴/φ (float bit patterns differ mostly in
     /// their high bits; the product spreads them over the low ones the mask keeps).
@@ -18,4 +13,7 @@ extension UInt32: OpenIndexKey {
     }
 
     static var filler: UInt32 { 0 }
+
+    /// Room for 32 words, a median shader's constants.
+    static var initialSlots: Int { 64 }
 }
