@@ -20,6 +20,8 @@ extension Checker {
         current.variables.reserveCapacity(definition.parameters.count + 16)
         for parameter in definition.parameters {
             let id = current.variables.count
+            // The declaration's fields are read through the index, not from a `let` copy of it
+            // (a copy retains its name, type, sizes, default and attributes).
             let range = declaration.parameters[parameter.index].nameRange ?? declaration.parameters[parameter.index].range
             current.variables.append(VariableInfo(name: parameter.name ?? "", type: parameter.type, isConst: parameter.isConst,
                                                    isReference: parameter.isReference, range: range))
