@@ -320,15 +320,18 @@ extension Checker {
         guard current.isFunction else { return true }
         let caller = current.functionID
         // One report per cycle-closing edge: `fib(n - 1) + fib(n - 2)` is one mistake.
-        if reportedRecursion.contains([caller, callee]) { return false }
+        // A struct, not `[caller, callee]`: an array key was an allocation and its hash at every
+        // call of a user function. Nearly always nothing has been reported.
+        let edge = CallEdge(caller: caller, callee: callee)
+        if !reportedRecursion.isEmpty, reportedRecursion.contains(edge) { return false }
         if callee == caller {
-            reportedRecursion.insert([caller, callee])
+            reportedRecursion.insert(edge)
             error("recursive call to '\(name)': recursion is not allowed in Metal shaders", at: range,
                   notes: [.init(message: "rewrite it as a loop", range: nil)])
             return false
         }
-        if callees[caller]?.contains(callee) == true { return true }
-        callees[caller, default: []].insert(callee)
+        // One lookup that inserts: a known edge needs nothing more.
+        guard callees[caller, default: []].insert(callee).inserted else { return true }
         calledFunctions.insert(callee)
         // A cycle needs a path back to the caller, so the caller must already have been called
         // (only possible through a prototype); the common case skips the search.
@@ -339,7 +342,7 @@ extension Checker {
         while let function = stack.popLast() {
             for next in callees[function] ?? [] where !seen.contains(next) {
                 if next == caller {
-                    reportedRecursion.insert([caller, callee])
+                    reportedRecursion.insert(edge)
                     error("call to '\(name)' makes '\(current.name)' indirectly recursive: recursion is not allowed in Metal shaders",
                           at: range)
                     return false

@@ -66,7 +66,7 @@ final class Checker {
     /// Functions some call has targeted so far (a caller not among them cannot close a cycle).
     var calledFunctions: Set<FunctionID> = []
     /// Caller/callee pairs already reported as recursive.
-    var reportedRecursion: Set<[FunctionID]> = []
+    var reportedRecursion: Set<CallEdge> = []
     /// Open `checkExpression` calls; 0 at an outermost expression (see `expressionFitsDepthLimit`).
     var expressionNesting = 0
 
@@ -123,7 +123,7 @@ final class Checker {
         fileprivate var overloads: [String: [Int]]
         fileprivate var callees: [FunctionID: Set<FunctionID>]
         fileprivate var calledFunctions: Set<FunctionID>
-        fileprivate var reportedRecursion: Set<[FunctionID]>
+        fileprivate var reportedRecursion: Set<CallEdge>
 
         /// The stored properties of `Checker` a snapshot does not hold: the request's
         /// (given again on resuming) and the per-function ones (reset after each definition).
@@ -246,6 +246,12 @@ final class Checker {
     func spell(_ type: KType) -> String {
         TypeResolver.spelling(type, structs: structs)
     }
+}
+
+/// A call from one function definition to another: an edge of the call graph.
+struct CallEdge: Hashable, Sendable {
+    var caller: FunctionID
+    var callee: FunctionID
 }
 
 /// A declared function (prototype and/or definition), as calls see it.
