@@ -13,20 +13,28 @@ enum TypeResolver {
     static func builtinType(named name: String) -> KType? {
         // Most names asked about are a program's own, short enough to be stored inline: the
         // word table's short-word lookup turns them away without a pass over the bytes.
-        if let spelling = TokenSpelling.inline(name), WordTable.shared.flags(ofShort: spelling) & Token.builtinTypeFlag == 0,
-           !mayBeCSpelling(name.utf8.first) {
-            return nil
+        if let spelling = TokenSpelling.inline(name) {
+            let (flags, type) = WordTable.shared.entry(ofShort: spelling)
+            // A short type name's type is in the table, worked out once for the process:
+            // reading `float2` off its bytes was ~230 instructions, at every type name and
+            // every constructor call.
+            if flags & Token.builtinTypeFlag != 0, let type { return type }
+            if flags & Token.builtinTypeFlag == 0, !mayBeCSpelling(name.utf8) { return nil }
         }
         var name = name
         return name.withUTF8 { builtinType(spelledBy: $0) }
     }
 
-    /// Whether a name starting with `first` may be one of the C spellings the word table does
-    /// not hold as types (`unsigned`, `unsigned int`, `signed char`, …: `unsigned` is a
-    /// reserved word); every other name the table does not flag is no type.
+    /// Whether a name may be one of the C spellings the word table does not hold as types
+    /// (`unsigned`, `unsigned int`, `signed char`, …: `unsigned` is a reserved word); every
+    /// other name the table does not flag is no type. By its first word, not its first
+    /// letter: `sin`, `sqrt`, `smoothstep`, `step` and `saturate` are asked about at every
+    /// call, and each went on to a string made and matched against the C spellings.
     @inline(__always)
-    private static func mayBeCSpelling(_ first: UInt8?) -> Bool {
-        first == UInt8(ascii: "u") || first == UInt8(ascii: "s")
+    private static func mayBeCSpelling<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+        // The first letter first: most names asked about are the program's own.
+        guard let first = bytes.first, first == UInt8(ascii: "u") || first == UInt8(ascii: "s") else { return false }
+        return bytes.starts(with: "unsigned".utf8) || bytes.starts(with: "signed".utf8)
     }
 
     /// `builtinType(named:)` of a name's UTF-8 bytes.
@@ -34,7 +42,7 @@ enum TypeResolver {
         // Most names asked about are not types (every identifier the checker resolves): the
         // lexer's word table turns them away with one probe.
         guard WordTable.shared.flags(of: bytes) & Token.builtinTypeFlag != 0 else {
-            guard mayBeCSpelling(bytes.first) else { return nil }
+            guard mayBeCSpelling(bytes) else { return nil }
             switch String(decoding: bytes, as: UTF8.self) {
             case "unsigned", "unsigned int": return .uint
             case "unsigned short": return .scalar(.ushort)
@@ -43,6 +51,14 @@ enum TypeResolver {
             default: return nil
             }
         }
+        return type(ofTypeWord: bytes)
+    }
+
+    /// The type a word the word table flags as a builtin type name spells (`float2`,
+    /// `simd_float3x3`, `uint8_t`, `sampler`, …), read off its bytes; nil for one outside
+    /// the forms below. Without the word table's check, which is how the table itself
+    /// works its short type names out (`WordTable.entry(ofShort:)`).
+    static func type(ofTypeWord bytes: UnsafeBufferPointer<UInt8>) -> KType? {
         /// Where `word` starts `bytes` (at `from`), the index after it.
         func skip(_ word: StaticString, from: Int) -> Int? {
             let count = word.utf8CodeUnitCount

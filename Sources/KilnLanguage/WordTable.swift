@@ -31,6 +31,9 @@ struct WordTable: Sendable {
     /// high word holds the length tag). `shortSize` slots, a power of two.
     private let shortKeys: [UInt64]
     private let shortFlags: [UInt8]
+    /// Per slot, the type a short builtin type name spells (`TypeResolver.type(ofTypeWord:)`),
+    /// nil for every other word.
+    private let shortTypes: [KType?]
     private static let shortSize = 1024
 
     private init() {
@@ -63,20 +66,25 @@ struct WordTable: Sendable {
         self.spans = spans
         var shortKeys = [UInt64](repeating: 0, count: 2 * Self.shortSize)
         var shortFlags = [UInt8](repeating: 0, count: Self.shortSize)
+        var shortTypes = [KType?](repeating: nil, count: Self.shortSize)
         for slot in spans where slot != 0 {
             let start = Int((slot >> 8) & 0xFFFF), count = Int(slot & 0xFF)
             guard count <= 15 else { continue }
-            let spelling = text.withUnsafeBufferPointer { text in
+            let flags = UInt8(truncatingIfNeeded: slot >> 24)
+            let (spelling, type) = text.withUnsafeBufferPointer { text in
                 let word = UnsafeBufferPointer(rebasing: text[start..<(start + count)])
-                return TokenSpelling(ascii: word, in: word, at: 0)
+                return (TokenSpelling(ascii: word, in: word, at: 0),
+                        flags & Token.builtinTypeFlag != 0 ? TypeResolver.type(ofTypeWord: word) : nil)
             }
             var index = Self.shortSlot(spelling)
             while shortKeys[2 * index + 1] != 0 { index = (index + 1) & (Self.shortSize - 1) }
             (shortKeys[2 * index], shortKeys[2 * index + 1]) = (spelling.low, spelling.high)
-            shortFlags[index] = UInt8(truncatingIfNeeded: slot >> 24)
+            shortFlags[index] = flags
+            shortTypes[index] = type
         }
         self.shortKeys = shortKeys
         self.shortFlags = shortFlags
+        self.shortTypes = shortTypes
     }
 
     /// Where the probe for a short word's spelling starts.
@@ -90,13 +98,27 @@ struct WordTable: Sendable {
     /// its bytes; `WordTableTests` checks they agree).
     @inline(__always)
     func flags(ofShort spelling: TokenSpelling) -> UInt8 {
+        shortIndex(spelling).map { shortFlags[$0] } ?? 0
+    }
+
+    /// The flags of the short word whose inline spelling is `spelling` and, for a builtin type
+    /// name, the type it spells (nil for any other word, or one that spells none).
+    @inline(__always)
+    func entry(ofShort spelling: TokenSpelling) -> (flags: UInt8, type: KType?) {
+        guard let index = shortIndex(spelling) else { return (0, nil) }
+        return (shortFlags[index], shortTypes[index])
+    }
+
+    /// The slot of the short word whose inline spelling is `spelling`; nil when it is none.
+    @inline(__always)
+    private func shortIndex(_ spelling: TokenSpelling) -> Int? {
         shortKeys.withUnsafeBufferPointer { keys in
             var index = Self.shortSlot(spelling)
             while keys[2 * index + 1] != 0 {
-                if keys[2 * index] == spelling.low && keys[2 * index + 1] == spelling.high { return shortFlags[index] }
+                if keys[2 * index] == spelling.low && keys[2 * index + 1] == spelling.high { return index }
                 index = (index + 1) & (Self.shortSize - 1)
             }
-            return 0
+            return nil
         }
     }
 
