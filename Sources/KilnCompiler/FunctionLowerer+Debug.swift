@@ -82,22 +82,48 @@ extension FunctionLowerer {
         guard root.frame < state.frames.count, let slot = slot(root.frame, root.id),
               let registers = slot.components,
               !registers.isEmpty, registers.count <= Self.maxTrackedComponents else { return }
-        let activation = state.frames[root.frame].activation
-        let key = activation << 32 | root.id
-        let variable: Int
-        if let known = state.debugVariableIndex[key] {
-            variable = known
-        } else {
-            let info = program.functions[state.frames[root.frame].function].variables[root.id]
-            let components = debugComponents(info.type, prefix: "")
+        // The variable's entry in the debug information, made at its first binding. Found
+        // through its frame's table, indexed like the frame's variables (a frame is one
+        // activation): a dictionary keyed by activation and variable hashed on every bind.
+        if state.frames[root.frame].debugVariables.isEmpty {
+            state.frames[root.frame].debugVariables = Array(repeating: -1, count: state.frames[root.frame].variables.count)
+        }
+        var variable = state.frames[root.frame].debugVariables[root.id]
+        if variable < 0 {
+            let function = state.frames[root.frame].function
+            // Read through the indexes, not from a copy of the `VariableInfo` (a copy retains its name and type).
+            let type = program.functions[function].variables[root.id].type
+            let components = debugComponents(type, prefix: "")
             guard components.count == registers.count else { return }
             state.debugVariables.append(DebugVariable(
-                name: info.name, typeName: info.type.spelling(structs: structs), activation: UInt32(activation),
-                line: UInt32(clamping: info.range.start.line), components: components))
+                name: program.functions[function].variables[root.id].name, typeName: debugTypeName(type),
+                activation: UInt32(state.frames[root.frame].activation),
+                line: UInt32(clamping: program.functions[function].variables[root.id].range.start.line),
+                components: components))
             variable = state.debugVariables.count - 1
-            state.debugVariableIndex[key] = variable
+            state.frames[root.frame].debugVariables[root.id] = variable
         }
         emitDebug(.bind(variable: variable, components: registers))
+    }
+
+    /// The spellings of the scalar and vector types, made once for the process and indexed
+    /// like `plainComponents`: a variable's type name was otherwise spelled out by string
+    /// interpolation at every variable's first binding.
+    private static let plainTypeNames: [String] = ScalarType.allCases.flatMap { scalar in
+        (1...4).map { width in width == 1 ? scalar.name : scalar.name + String(width) }
+    }
+
+    /// `type` as the source spells it (`KType.spelling(structs:)`), for the debugger.
+    func debugTypeName(_ type: KType) -> String {
+        switch type {
+        case .scalar(let k):
+            return k.rawValue
+        // `char` and `uchar` share `short`'s and `ushort`'s `ScalarType`, not their names.
+        case .vector(let k, let n) where n >= 2 && n <= 4 && k != .char && k != .uchar:
+            return Self.plainTypeNames[Int(ScalarType(k).rawValue) * 4 + n - 1]
+        default:
+            return type.spelling(structs: structs)
+        }
     }
 
     /// A vector's component labels: one array for the process, not one per call.

@@ -53,9 +53,6 @@ extension FunctionLowerer {
         state.frames.append(frame)
         state.currentLocation = 0
         state.locations.append(function.range.start)
-        // Sized for a typical entry up front: grown from empty, the table was rehashed
-        // several times a compile (docs/benchmarks.md).
-        state.debugVariableIndex.reserveCapacity(64)
         _ = state.locationNumbering.number(of: function.range.start.file << 32 | function.range.start.offset)
 
         for p in function.parameters { try checkSize(p.type, p.range) }

@@ -93,6 +93,9 @@ struct Frame {
     var isEntry: Bool
     /// Arrays this function indexes dynamically (they live in register groups).
     var pinned: Set<VariableID> = []
+    /// Index into `LoweringState.debugVariables` of each variable (by `VariableID`) once bound,
+    /// −1 before; empty until the frame's first binding.
+    var debugVariables: [Int] = []
 }
 
 /// A loop or `switch` that `break` (and for loops `continue`) can leave.
@@ -172,8 +175,6 @@ struct LoweringState {
     var debugEvents: [PendingDebugEvent] = []
     var debugActivations: [DebugActivation] = []
     var debugVariables: [DebugVariable] = []
-    /// `activation << 32 | VariableID` → index into `debugVariables`.
-    var debugVariableIndex: [Int: Int] = [:]
     var loopCount = 0
 
     /// Room for a typical entry point's instructions, registers and source locations (a
