@@ -171,7 +171,7 @@ extension Checker {
     func callFunction(_ name: String, nameRange: SourceRange, _ arguments: [TypedExpression], range: SourceRange) -> TypedExpression? {
         let argumentShapes = ScalarShapeCode.signature(of: arguments)
         let (builtins, ranking) = BuiltinOverloads.overloads(named: name, rankedFor: argumentShapes)
-        let users = current.isFunction ? (overloads[name] ?? []) : []
+        let users = current.isFunction && overloadNameLengths & Self.lengthBit(of: name) != 0 ? (overloads[name] ?? []) : []
         let visible = current.visiblePosition
 
         var bestCost = (Int.max, Int.max)
@@ -330,17 +330,23 @@ extension Checker {
                   notes: [.init(message: "rewrite it as a loop", range: nil)])
             return false
         }
+        // Tables indexed by function, not dictionaries: a hash less at each call.
+        if caller >= callees.count { callees.append(contentsOf: repeatElement([], count: caller + 1 - callees.count)) }
         // One lookup that inserts: a known edge needs nothing more.
-        guard callees[caller, default: []].insert(callee).inserted else { return true }
-        calledFunctions.insert(callee)
+        guard callees[caller].insert(callee).inserted else { return true }
+        if callee >= calledFunctions.count {
+            calledFunctions.append(contentsOf: repeatElement(false, count: callee + 1 - calledFunctions.count))
+        }
+        calledFunctions[callee] = true
         // A cycle needs a path back to the caller, so the caller must already have been called
         // (only possible through a prototype); the common case skips the search.
-        guard calledFunctions.contains(caller) else { return true }
+        guard caller < calledFunctions.count, calledFunctions[caller] else { return true }
         // Does the callee (transitively) call the caller already? Then this call closes a cycle.
         var stack = [callee]
         var seen: Set<FunctionID> = [callee]
         while let function = stack.popLast() {
-            for next in callees[function] ?? [] where !seen.contains(next) {
+            guard function < callees.count else { continue }
+            for next in callees[function] where !seen.contains(next) {
                 if next == caller {
                     reportedRecursion.insert(edge)
                     error("call to '\(name)' makes '\(current.name)' indirectly recursive: recursion is not allowed in Metal shaders",

@@ -587,6 +587,7 @@ extension Checker {
                                                 mutableReferences: mutableReferences, defaults: defaults,
                                                 returnType: returnType, order: signatureIndex, functionID: nil))
             overloads[declaration.name, default: []].append(signatureIndex)
+            overloadNameLengths |= Self.lengthBit(of: declaration.name)
         }
         guard declaration.body != nil else { return nil }
         let functionID = definitionCount

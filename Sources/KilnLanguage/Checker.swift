@@ -54,6 +54,10 @@ final class Checker {
     var definitionCount = 0
     /// Indexes into `signatures` by function name.
     var overloads: [String: [Int]] = [:]
+    /// Bit n set when a name in `overloads` is n UTF-8 bytes long (bit 63: 63 or more). A call
+    /// of a builtin (`sin`, `clamp`) whose name's length no function of the program has skips
+    /// hashing the name to find no overloads of its own.
+    var overloadNameLengths: UInt64 = 0
 
     // MARK: The function being checked
 
@@ -61,10 +65,12 @@ final class Checker {
     /// variables, `isFunction` false) while checking program-scope declarations.
     var current = FunctionContext.programScope
     var scope = Scope()
-    /// Call graph edges between function definitions (for recursion).
-    var callees: [FunctionID: Set<FunctionID>] = [:]
-    /// Functions some call has targeted so far (a caller not among them cannot close a cycle).
-    var calledFunctions: Set<FunctionID> = []
+    /// Call graph edges between function definitions (for recursion): each caller's callees,
+    /// indexed by the caller's `FunctionID` (definitions are numbered from 0), grown as calls come.
+    var callees: [Set<FunctionID>] = []
+    /// Functions some call has targeted so far (a caller not among them cannot close a cycle),
+    /// indexed by `FunctionID`, grown as calls come.
+    var calledFunctions: [Bool] = []
     /// Caller/callee pairs already reported as recursive.
     var reportedRecursion: Set<CallEdge> = []
     /// Open `checkExpression` calls; 0 at an outermost expression (see `expressionFitsDepthLimit`).
@@ -121,8 +127,9 @@ final class Checker {
         fileprivate var signatures: [FunctionSignature]
         fileprivate var definitionCount: Int
         fileprivate var overloads: [String: [Int]]
-        fileprivate var callees: [FunctionID: Set<FunctionID>]
-        fileprivate var calledFunctions: Set<FunctionID>
+        fileprivate var overloadNameLengths: UInt64
+        fileprivate var callees: [Set<FunctionID>]
+        fileprivate var calledFunctions: [Bool]
         fileprivate var reportedRecursion: Set<CallEdge>
 
         /// The stored properties of `Checker` a snapshot does not hold: the request's
@@ -138,7 +145,8 @@ final class Checker {
                         entries: entries, typeNames: typeNames, globalNames: globalNames, enumConstants: enumConstants,
                         enumCases: enumCases, namePositions: namePositions, declarationIndex: declarationIndex,
                         poisonedNames: poisonedNames, signatures: signatures, definitionCount: definitionCount,
-                        overloads: overloads, callees: callees, calledFunctions: calledFunctions,
+                        overloads: overloads, overloadNameLengths: overloadNameLengths,
+                        callees: callees, calledFunctions: calledFunctions,
                         reportedRecursion: reportedRecursion)
     }
 
@@ -164,6 +172,7 @@ final class Checker {
         signatures = snapshot.signatures
         definitionCount = snapshot.definitionCount
         overloads = snapshot.overloads
+        overloadNameLengths = snapshot.overloadNameLengths
         callees = snapshot.callees
         calledFunctions = snapshot.calledFunctions
         reportedRecursion = snapshot.reportedRecursion
@@ -241,6 +250,9 @@ final class Checker {
         let (line, column) = files[file].lineAndColumn(ofOffset: offset)
         return SourceLocation(file: file, offset: offset, line: line, column: column)
     }
+
+    /// `overloadNameLengths`' bit for a name.
+    static func lengthBit(of name: String) -> UInt64 { 1 << UInt64(min(name.utf8.count, 63)) }
 
     /// How diagnostics spell a type.
     func spell(_ type: KType) -> String {
