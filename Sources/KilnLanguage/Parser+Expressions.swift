@@ -326,8 +326,8 @@ extension Parser {
                 break
             }
         }
-        if (token.isBuiltinTypeName && Parser.genericTypeNames.contains(text(token))) || (sameSpelling(text(token), "metal") && peek(1).isPunctuator("::")
-                                                             && Parser.genericTypeNames.contains(text(peek(2)))) {
+        if (token.isBuiltinTypeName && Parser.isGenericTypeName(text(token))) || (sameSpelling(text(token), "metal") && peek(1).isPunctuator("::")
+                                                             && Parser.isGenericTypeName(text(peek(2)))) {
             // `array<float, 3>(…)`: a constructor of a spelled generic type.
             if let end = typeEnd(at: position), end > position + 1, tokens[min(end, tokens.count - 1)].isPunctuator("(") {
                 let type = try parseType()

@@ -59,12 +59,20 @@ extension Parser {
         }
     }
 
-    /// Builtin names that take `<…>` arguments.
-    static let genericTypeNames: Set<String> = [
-        "array", "vec", "matrix", "packed_vec", "atomic", "texture1d", "texture2d", "texture3d", "texturecube",
-        "texture2d_array", "texture1d_array", "texturecube_array", "texture2d_ms", "depth2d", "depth2d_array",
-        "depthcube", "depth2d_ms",
-    ]
+    /// Whether `name` is a builtin name that takes `<…>` arguments. Compared spelling by
+    /// spelling, not hashed into a set: it is asked of every builtin type name in
+    /// expression position (each `float2(…)`), and all but one of these are small strings
+    /// that `sameSpelling` tells apart in a compare of their bits.
+    static func isGenericTypeName(_ name: String) -> Bool {
+        switch Spelling(name) {
+        case "array", "vec", "matrix", "packed_vec", "atomic", "texture1d", "texture2d", "texture3d", "texturecube",
+             "texture2d_array", "texture1d_array", "texturecube_array", "texture2d_ms", "depth2d", "depth2d_array",
+             "depthcube", "depth2d_ms":
+            return true
+        default:
+            return false
+        }
+    }
 
     func isTypeName(_ name: String) -> Bool {
         WordTable.isBuiltinTypeName(name) || declaredTypeNames.contains(name)
@@ -107,7 +115,7 @@ extension Parser {
         let isType = isTypeName(lastToken) || (last != first && sameSpelling(text(token(first)), "SwiftUI"))
             || (sawQualifier && !lastToken.isReservedWord)
         guard isType else { return nil }
-        if token(index).isPunctuator("<"), lastToken.isBuiltinTypeName, Parser.genericTypeNames.contains(text(lastToken)) {
+        if token(index).isPunctuator("<"), lastToken.isBuiltinTypeName, Parser.isGenericTypeName(text(lastToken)) {
             var angles = 0, parentheses = 0
             repeat {
                 let t = token(index)
@@ -175,7 +183,7 @@ extension Parser {
             }
         }
         var arguments: [TypeName.GenericArgument] = []
-        if check("<"), Parser.genericTypeNames.contains(path.last!) {
+        if check("<"), Parser.isGenericTypeName(path.last!) {
             let open = advance()
             repeat {
                 try enterNesting()
