@@ -85,10 +85,10 @@ extension FunctionLowerer {
         // The variable's entry in the debug information, made at its first binding. Found
         // through its frame's table, indexed like the frame's variables (a frame is one
         // activation): a dictionary keyed by activation and variable hashed on every bind.
-        if state.frames[root.frame].debugVariables.isEmpty {
-            state.frames[root.frame].debugVariables = Array(repeating: -1, count: state.frames[root.frame].variables.count)
+        if state.frames[root.frame].debugVariableIndex.isEmpty {
+            state.frames[root.frame].debugVariableIndex = Array(repeating: -1, count: state.frames[root.frame].variables.count)
         }
-        var variable = state.frames[root.frame].debugVariables[root.id]
+        var variable = state.frames[root.frame].debugVariableIndex[root.id]
         if variable < 0 {
             let function = state.frames[root.frame].function
             // Read through the indexes, not from a copy of the `VariableInfo` (a copy retains its name and type).
@@ -101,7 +101,7 @@ extension FunctionLowerer {
                 line: UInt32(clamping: program.functions[function].variables[root.id].range.start.line),
                 components: components))
             variable = state.debugVariables.count - 1
-            state.frames[root.frame].debugVariables[root.id] = variable
+            state.frames[root.frame].debugVariableIndex[root.id] = variable
         }
         emitDebug(.bind(variable: variable, components: registers))
     }

@@ -95,7 +95,7 @@ struct Frame {
     var pinned: Set<VariableID> = []
     /// Index into `LoweringState.debugVariables` of each variable (by `VariableID`) once bound,
     /// −1 before; empty until the frame's first binding.
-    var debugVariables: [Int] = []
+    var debugVariableIndex: [Int] = []
 }
 
 /// A loop or `switch` that `break` (and for loops `continue`) can leave.
